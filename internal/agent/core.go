@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/tools"
+)
+
+// DefaultMaxIterations is the number of model steps a turn may take unless
+// the caller or the config says otherwise.
+const DefaultMaxIterations = 8
+
+// DefaultMaxParallel bounds the tool calls run at once in a parallel batch.
+const DefaultMaxParallel = 8
+
+// Model is a model ready to serve requests.
+type Model struct {
+	// ID is the model's full id, "provider/model".
+	ID string
+	// Name is the provider's name for the model, sent in requests.
+	Name string
+	// Client reaches the model's provider.
+	Client llm.Client
+}
+
+// ModelResolver finds the model for an id ("provider/model", or "" for the
+// configured default). Its errors are configuration errors: an unknown
+// model, a provider that is not ready.
+type ModelResolver func(id string) (Model, error)
+
+// Options configure a Core. Store, Models and Tools are required.
+type Options struct {
+	Store  store.Store
+	Models ModelResolver
+	Tools  *tools.Registry
+	// Owner names this process in leases; store.NewOwner() if empty.
+	Owner string
+	// LeaseTTL is how long a lease lasts between heartbeats;
+	// store.DefaultLeaseTTL if zero. The heartbeat renews it every third
+	// of that.
+	LeaseTTL time.Duration
+	// MaxIterations is the default iteration budget of a turn;
+	// DefaultMaxIterations if zero.
+	MaxIterations int
+	// MaxParallel bounds parallel tool calls; DefaultMaxParallel if zero.
+	MaxParallel int
+	// SystemPrompt is frozen into each new session as its first message;
+	// DefaultSystemPrompt if empty.
+	SystemPrompt string
+	// Logger receives diagnostics; discarded if nil.
+	Logger *slog.Logger
+	// Now is the clock; time.Now if nil.
+	Now func() time.Time
+}
+
+// Core owns the progress of sessions: at most one turn per session, guarded
+// in this process by a set and across processes by the store's leases.
+// It is safe for concurrent use.
+type Core struct {
+	opts Options
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	active map[string]context.CancelCauseFunc // session id → cancel of its turn
+}
+
+// New returns a Core.
+func New(opts Options) (*Core, error) {
+	if opts.Store == nil || opts.Models == nil || opts.Tools == nil {
+		return nil, errors.New("agent: Store, Models and Tools are required")
+	}
+	if opts.Owner == "" {
+		opts.Owner = store.NewOwner()
+	}
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = store.DefaultLeaseTTL
+	}
+	if opts.MaxIterations <= 0 {
+		opts.MaxIterations = DefaultMaxIterations
+	}
+	if opts.MaxParallel <= 0 {
+		opts.MaxParallel = DefaultMaxParallel
+	}
+	if opts.SystemPrompt == "" {
+		opts.SystemPrompt = DefaultSystemPrompt
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc)}, nil
+}
+
+// Owner returns the name this Core holds leases under.
+func (c *Core) Owner() string { return c.opts.Owner }
+
+// CreateSession stores a new idle session for a workspace and emits
+// session.created to sink (which may be nil).
+func (c *Core) CreateSession(ctx context.Context, workspace, model string, sink func(protocol.Event)) (*protocol.Session, error) {
+	now := c.opts.Now().UTC()
+	s := &protocol.Session{
+		ID:        newID(),
+		Workspace: workspace,
+		Model:     model,
+		Status:    protocol.StatusIdle,
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+	if err := c.opts.Store.CreateSession(ctx, s); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	e := protocol.Event{Type: protocol.EventSessionCreated, SessionID: s.ID, Model: model, Session: s}
+	if err := c.emit(ctx, &e, sink); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Cancel stops the turn running on the session in this process, if any.
+func (c *Core) Cancel(sessionID string) bool {
+	c.mu.Lock()
+	cancel, ok := c.active[sessionID]
+	c.mu.Unlock()
+	if ok {
+		cancel(context.Canceled)
+	}
+	return ok
+}
+
+// claim marks the session as running a turn in this process.
+func (c *Core) claim(sessionID string, cancel context.CancelCauseFunc) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, busy := c.active[sessionID]; busy {
+		return ErrTurnActive
+	}
+	c.active[sessionID] = cancel
+	return nil
+}
+
+func (c *Core) unclaim(sessionID string) {
+	c.mu.Lock()
+	delete(c.active, sessionID)
+	c.mu.Unlock()
+}
+
+// emit stores e if its type is stored (assigning its sequence) and hands it
+// to sink.
+func (c *Core) emit(ctx context.Context, e *protocol.Event, sink func(protocol.Event)) error {
+	if e.Timestamp.IsZero() {
+		e.Timestamp = c.opts.Now().UTC()
+	}
+	if e.Type.Stored() {
+		if err := c.opts.Store.AppendEvent(ctx, e); err != nil {
+			return fmt.Errorf("store event %s: %w", e.Type, err)
+		}
+	}
+	if sink != nil {
+		sink(*e)
+	}
+	return nil
+}
+
+// heartbeat renews the lease every third of its TTL until ctx ends. If the
+// lease is lost it cancels the turn with ErrLeaseLost.
+func (c *Core) heartbeat(ctx context.Context, sessionID string, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(c.opts.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_, err := c.opts.Store.RenewLease(ctx, sessionID, c.opts.Owner, c.opts.LeaseTTL)
+			switch {
+			case err == nil:
+			case errors.Is(err, store.ErrLeaseLost):
+				c.log.Warn("lease lost", "session", sessionID)
+				cancel(ErrLeaseLost)
+				return
+			case ctx.Err() != nil:
+				return
+			default:
+				// A transient store error: try again at the next tick;
+				// if the lease expires meanwhile, the next renewal says so.
+				c.log.Warn("renew lease", "session", sessionID, "err", err)
+			}
+		}
+	}
+}
+
+// newID returns a random identifier of 16 hex digits.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

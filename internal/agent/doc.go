@@ -1,0 +1,23 @@
+// Package agent runs turns: it is the only owner of a session's progress.
+//
+// A Core is given a store, a way to reach models and a tool registry. Its
+// Run method takes one user message through the loop of DESIGN §3 — store
+// the message, ask the model, store its answer, run the tools it asked for,
+// store each result, ask again — until the model answers without tool calls,
+// the iteration budget is spent, the context is cancelled or something
+// fails. Every step is reported as a protocol.Event; events that are not
+// deltas are stored first, so any client can replay them by sequence.
+//
+// One writer per session: Core keeps an in-process set of sessions with a
+// running turn, and a lease in the store, renewed by a heartbeat while the
+// turn runs, keeps other processes out. Losing the lease aborts the turn.
+//
+// The transcript in the store is never rewritten. What the model sees is a
+// view of it, repaired once when a turn starts (orphan and duplicate tool
+// results dropped, missing ones filled in) and then kept consistent by
+// construction: every tool call of a response gets exactly one result, in
+// the order of the calls, before the next request.
+//
+// Only the application's wiring (cli, server, tests) imports agent; front
+// ends see it through the events it emits.
+package agent

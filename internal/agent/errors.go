@@ -1,0 +1,36 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrTurnActive is returned when this process already runs a turn on the
+// session.
+var ErrTurnActive = errors.New("a turn is already running on this session in this process")
+
+// ErrLeaseLost is the cause of a turn aborted because another process took
+// over the session's lease.
+var ErrLeaseLost = errors.New("lost the session lease to another process")
+
+// ErrSessionNotFound is returned for a session that does not exist.
+var ErrSessionNotFound = errors.New("session not found")
+
+// MaxIterationsError is returned when a turn used up its iteration budget
+// while the model still asked for tools.
+type MaxIterationsError struct {
+	N int
+}
+
+func (e *MaxIterationsError) Error() string {
+	return fmt.Sprintf("Maximum agent iterations reached (%d)", e.N)
+}
+
+// ConfigError marks an error in the user's configuration or choice of model
+// that no retry will cure: an unknown model, a provider that is not ready.
+type ConfigError struct {
+	Err error
+}
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

@@ -1,0 +1,257 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/tools"
+)
+
+// DuplicateCallResult is the result of a call identical to an earlier one
+// of the same turn.
+const DuplicateCallResult = "Duplicate tool call rejected; use the previous result instead."
+
+// CancelledCallResult is the result of a call the turn stopped before or
+// while it ran.
+const CancelledCallResult = "Tool failed: the turn was cancelled before this call finished."
+
+// previewBytes caps the result preview carried by tool.completed.
+const previewBytes = 240
+
+// call is one tool call on its way through checks and execution.
+type call struct {
+	protocol.ToolCall
+	tool    tools.Tool
+	args    json.RawMessage
+	summary string
+	// early is the result decided before running (unknown tool,
+	// duplicate, invalid arguments); empty if the call is to run.
+	early string
+}
+
+// prepare does everything before execution: look up, duplicate check,
+// JSON parse, schema validation, human summary.
+func (t *turn) prepare(tc protocol.ToolCall) *call {
+	c := &call{ToolCall: tc}
+	reg := t.core.opts.Tools
+	tool, ok := reg.Lookup(tc.Name)
+	if !ok {
+		names := make([]string, 0, len(reg.Tools()))
+		for _, tl := range reg.Tools() {
+			names = append(names, tl.Name())
+		}
+		c.early = fmt.Sprintf("Tool failed: unknown tool %q. Available tools: %s.", tc.Name, strings.Join(names, ", "))
+		c.summary = tc.Name
+		return c
+	}
+	c.tool = tool
+	c.summary = tc.Name
+	key := dupKey(tc)
+	if t.seen[key] {
+		c.early = DuplicateCallResult
+		return c
+	}
+	t.seen[key] = true
+	args := json.RawMessage(tc.Arguments)
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := reg.Validate(tc.Name, args); err != nil {
+		c.early = "Tool failed: " + err.Error()
+		return c
+	}
+	c.args = args
+	c.summary = tool.Summary(args)
+	return c
+}
+
+// dupKey identifies a call by tool and arguments, ignoring JSON formatting.
+func dupKey(tc protocol.ToolCall) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(tc.Arguments)); err != nil {
+		return tc.Name + "\x00" + tc.Arguments
+	}
+	return tc.Name + "\x00" + buf.String()
+}
+
+// runCalls runs the calls of one response and stores their results. When
+// every call is a known, valid, read-only, concurrency-safe tool the batch
+// runs in parallel (bounded); otherwise serially in the model's order.
+func (t *turn) runCalls(tcs []protocol.ToolCall) error {
+	calls := make([]*call, len(tcs))
+	parallel := len(tcs) > 1
+	for i, tc := range tcs {
+		calls[i] = t.prepare(tc)
+		c := calls[i]
+		if c.early != "" || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+			parallel = false
+		}
+	}
+	if parallel {
+		return t.runParallel(calls)
+	}
+	for i, c := range calls {
+		if err := t.ctx.Err(); err != nil {
+			return t.cancelRest(calls[i:], err)
+		}
+		res, err := t.execute(c)
+		if err != nil {
+			return err
+		}
+		if err := t.storeResult(c, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outcome is a finished call's result.
+type outcome struct {
+	content  string
+	isError  bool
+	duration time.Duration
+}
+
+// execute runs one prepared call (or returns its early result), emitting
+// tool.started. It returns an error only when the turn must stop.
+func (t *turn) execute(c *call) (outcome, error) {
+	if c.early != "" {
+		return outcome{content: c.early, isError: true}, nil
+	}
+	if err := t.emit(protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
+		Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}); err != nil {
+		return outcome{}, err
+	}
+	return t.invoke(c), nil
+}
+
+// invoke runs the tool. It is safe to call from several goroutines at once
+// for concurrency-safe tools.
+func (t *turn) invoke(c *call) outcome {
+	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID}
+	env.Output = func(text string) {
+		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
+	}
+	start := time.Now()
+	res, err := runTool(t, c, env)
+	d := time.Since(start)
+	switch {
+	case t.ctx.Err() != nil:
+		return outcome{content: CancelledCallResult, isError: true, duration: d}
+	case err != nil:
+		return outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}
+	}
+	return outcome{content: res.Content, isError: res.IsError, duration: d}
+}
+
+// runTool calls the tool, turning a panic into an error so one broken tool
+// cannot take the session down with it.
+func runTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in %s: %v", c.Name, r)
+		}
+	}()
+	return c.tool.Run(t.ctx, env, c.args)
+}
+
+// storeResult stores a call's result, adds it to the view and emits
+// tool.completed.
+func (t *turn) storeResult(c *call, o outcome) error {
+	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError}
+	if err := t.appendMessage(&msg); err != nil {
+		return err
+	}
+	t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: o.content, ToolCallID: c.ID})
+	ok := !o.isError
+	return t.emit(protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID, ToolName: c.Name,
+		Summary: c.summary, OK: &ok, Preview: preview(o.content), DurationMS: o.duration.Milliseconds(),
+		Message: &msg, Step: t.step})
+}
+
+// cancelRest stores a cancellation result for calls that never ran and
+// returns cause.
+func (t *turn) cancelRest(calls []*call, cause error) error {
+	for _, c := range calls {
+		if err := t.storeResult(c, outcome{content: CancelledCallResult, isError: true}); err != nil {
+			return err
+		}
+	}
+	return cause
+}
+
+// runParallel runs a batch of read-only calls at once, at most MaxParallel
+// at a time. Each result is stored as it completes; the view gets them in
+// call order once all are done, as repairView would order them.
+func (t *turn) runParallel(calls []*call) error {
+	for _, c := range calls {
+		if err := t.emit(protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
+			Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}); err != nil {
+			return err
+		}
+	}
+	type done struct {
+		i int
+		o outcome
+	}
+	results := make(chan done, len(calls))
+	sem := make(chan struct{}, t.core.opts.MaxParallel)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results <- done{i, t.invoke(c)}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	outs := make([]outcome, len(calls))
+	var firstErr error
+	for d := range results {
+		outs[d.i] = d.o
+		if firstErr != nil {
+			continue
+		}
+		c := calls[d.i]
+		msg := protocol.Message{Role: protocol.RoleTool, Content: d.o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: d.o.isError}
+		if err := t.appendMessage(&msg); err != nil {
+			firstErr = err
+			continue
+		}
+		ok := !d.o.isError
+		if err := t.emit(protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID, ToolName: c.Name,
+			Summary: c.summary, OK: &ok, Preview: preview(d.o.content), DurationMS: d.o.duration.Milliseconds(),
+			Message: &msg, Step: t.step}); err != nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	for i, c := range calls {
+		t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: outs[i].content, ToolCallID: c.ID})
+	}
+	return nil
+}
+
+// preview returns the start of a result for tool.completed.
+func preview(s string) string {
+	if len(s) <= previewBytes {
+		return s
+	}
+	cut := previewBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

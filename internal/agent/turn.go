@@ -1,0 +1,351 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/tools"
+)
+
+// TurnRequest is one user message to take through the loop.
+type TurnRequest struct {
+	SessionID string
+	Input     string
+	// Model, if set, switches the session to this model ("provider/model")
+	// from this turn on.
+	Model string
+	// MaxIterations overrides the iteration budget of this turn.
+	MaxIterations int
+}
+
+// SubmitTurn runs a turn and yields its events in order, ending with the
+// turn's error, if any, as a final (zero Event, err) pair. A consumer that
+// stops iterating cancels the turn; the turn still cleans up before the
+// iterator returns.
+func (c *Core) SubmitTurn(ctx context.Context, req TurnRequest) iter.Seq2[protocol.Event, error] {
+	return func(yield func(protocol.Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stopped := false
+		err := c.Run(ctx, req, func(e protocol.Event) {
+			if !stopped && !yield(e, nil) {
+				stopped = true
+				cancel()
+			}
+		})
+		if err != nil && !stopped {
+			yield(protocol.Event{}, err)
+		}
+	}
+}
+
+// Run takes one user message through the loop of DESIGN §3, reporting every
+// event to sink (which is called from one goroutine at a time and must not
+// block for long). It returns nil when the model answered without tool
+// calls; otherwise the reason the turn ended: ctx's error when cancelled,
+// *MaxIterationsError, *ConfigError, ErrTurnActive, *store.LeaseHeldError,
+// ErrSessionNotFound, or the provider's or store's error.
+//
+// Whatever happens, when Run returns the session is not left running: its
+// status is idle, failed or cancelled, and the lease is released.
+func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Event)) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st := c.opts.Store
+	sess, err := st.GetSession(ctx, req.SessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: %s", ErrSessionNotFound, req.SessionID)
+	}
+	if err != nil {
+		return err
+	}
+	modelID := req.Model
+	if modelID == "" {
+		modelID = sess.Model
+	}
+	model, err := c.opts.Models(modelID)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
+	ws, err := tools.NewWorkspace(sess.Workspace)
+	if err != nil {
+		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := c.claim(sess.ID, cancel); err != nil {
+		return err
+	}
+	defer c.unclaim(sess.ID)
+	if _, err := st.AcquireLease(ctx, sess.ID, c.opts.Owner, c.opts.LeaseTTL); err != nil {
+		return err
+	}
+	// From here on the cleanup must run even if ctx is cancelled.
+	bg := context.WithoutCancel(ctx)
+	hbCtx, stopHeartbeat := context.WithCancel(ctx)
+	go c.heartbeat(hbCtx, sess.ID, cancel)
+	defer func() {
+		stopHeartbeat()
+		if err := st.ReleaseLease(bg, sess.ID, c.opts.Owner); err != nil {
+			c.log.Warn("release lease", "session", sess.ID, "err", err)
+		}
+	}()
+
+	t := &turn{
+		core:  c,
+		ctx:   ctx,
+		bg:    bg,
+		sess:  sess,
+		model: model,
+		ws:    ws,
+		id:    newID(),
+		sink:  sink,
+		seen:  make(map[string]bool),
+		start: c.opts.Now(),
+	}
+	t.maxIter = req.MaxIterations
+	if t.maxIter <= 0 {
+		t.maxIter = c.opts.MaxIterations
+	}
+	defer func() { err = t.finish(err) }()
+	return t.run(req.Input)
+}
+
+// turn is the state of one running turn. Its methods run on Run's
+// goroutine, except the tool calls of a parallel batch (see runBatch).
+type turn struct {
+	core    *Core
+	ctx     context.Context // cancelled when the turn must stop
+	bg      context.Context // for the writes that must happen anyway
+	sess    *protocol.Session
+	model   Model
+	id      string
+	ws      *tools.Workspace
+	maxIter int
+
+	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
+	sink   func(protocol.Event)
+	start  time.Time
+
+	view  []llm.Message // what the model sees, kept in step with the store
+	seen  map[string]bool
+	usage protocol.Usage
+	step  int
+}
+
+func (t *turn) emit(e protocol.Event) error {
+	t.sinkMu.Lock()
+	defer t.sinkMu.Unlock()
+	e.SessionID = t.sess.ID
+	e.TurnID = t.id
+	return t.core.emit(t.bg, &e, t.sink)
+}
+
+func (t *turn) setStatus(s protocol.SessionStatus, lastErr string) error {
+	t.sess.Status = s
+	t.sess.LastError = lastErr
+	if err := t.core.opts.Store.UpdateSession(t.bg, t.sess); err != nil {
+		return fmt.Errorf("update session: %w", err)
+	}
+	return t.emit(protocol.Event{Type: protocol.EventSessionUpdated, Status: s, Error: lastErr})
+}
+
+// appendMessage stores m and adds it to the view.
+func (t *turn) appendMessage(m *protocol.Message) error {
+	m.TurnID = t.id
+	if _, err := t.core.opts.Store.AppendMessage(t.bg, t.sess.ID, m); err != nil {
+		return fmt.Errorf("store %s message: %w", m.Role, err)
+	}
+	return nil
+}
+
+func (t *turn) run(input string) error {
+	st := t.core.opts.Store
+	t.sess.Model = t.model.ID
+	if t.sess.Title == "" {
+		t.sess.Title = titleOf(input)
+	}
+	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
+		return err
+	}
+	if err := t.emit(protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID}); err != nil {
+		return err
+	}
+	history, err := st.Messages(t.bg, t.sess.ID, 0)
+	if err != nil {
+		return fmt.Errorf("load transcript: %w", err)
+	}
+	if len(history) == 0 {
+		// A new session: freeze its system prompt.
+		sys := protocol.Message{Role: protocol.RoleSystem, Content: t.core.opts.SystemPrompt}
+		if err := t.appendMessage(&sys); err != nil {
+			return err
+		}
+		history = append(history, sys)
+	}
+	user := protocol.Message{Role: protocol.RoleUser, Content: input}
+	if err := t.appendMessage(&user); err != nil {
+		return err
+	}
+	history = append(history, user)
+	if err := t.emit(protocol.Event{Type: protocol.EventMessageCompleted, Message: &user}); err != nil {
+		return err
+	}
+	// Repair once; from here on every message is appended to the view as
+	// it is stored, and every call gets its result in call order, so the
+	// view stays equal to repairView of the stored transcript.
+	t.view = repairView(history)
+
+	specs := t.toolSpecs()
+	for t.step = 1; t.step <= t.maxIter; t.step++ {
+		if err := t.ctx.Err(); err != nil {
+			return err
+		}
+		resp, err := t.core.complete(t, specs)
+		if err != nil {
+			return err
+		}
+		calls, err := t.storeAssistant(resp)
+		if err != nil {
+			return err
+		}
+		if len(calls) == 0 {
+			return nil
+		}
+		if err := t.runCalls(calls); err != nil {
+			return err
+		}
+	}
+	return &MaxIterationsError{N: t.maxIter}
+}
+
+// complete sends the view to the model and streams the deltas to the sink.
+func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
+	req := &llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs}
+	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
+		switch d.Kind {
+		case llm.DeltaText:
+			t.emit(protocol.Event{Type: protocol.EventMessageDelta, Text: d.Text, Step: t.step})
+		case llm.DeltaReasoning:
+			t.emit(protocol.Event{Type: protocol.EventReasoningDelta, Text: d.Text, Step: t.step})
+		case llm.DeltaRetry:
+			msg := ""
+			if d.Err != nil {
+				msg = d.Err.Error()
+			}
+			t.emit(protocol.Event{Type: protocol.EventRetry, Error: msg, Attempt: d.Attempt,
+				DelayMS: time.Duration(d.Delay).Milliseconds(), Step: t.step})
+		}
+	})
+}
+
+// storeAssistant stores the model's answer once its stream has ended and
+// returns its tool calls.
+func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
+	msg := protocol.Message{Role: protocol.RoleAssistant, Content: resp.Text, Reasoning: resp.Reasoning}
+	if len(resp.ToolCalls) > 0 {
+		msg.ToolCalls = make([]protocol.ToolCall, len(resp.ToolCalls))
+		for i, c := range resp.ToolCalls {
+			id := c.ID
+			if id == "" {
+				// Some gateways send no ids; the result must still link.
+				id = fmt.Sprintf("call_%s_%d_%d", t.id[:8], t.step, i)
+			}
+			msg.ToolCalls[i] = protocol.ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
+		}
+	}
+	if resp.HasUsage {
+		u := protocol.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+			CachedTokens: resp.Usage.CachedTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
+		msg.Usage = &u
+		t.usage.Add(u)
+		t.sess.Usage.Add(u)
+	}
+	if err := t.appendMessage(&msg); err != nil {
+		return nil, err
+	}
+	t.view = append(t.view, toLLM(&msg))
+	if err := t.emit(protocol.Event{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}); err != nil {
+		return nil, err
+	}
+	if msg.Usage != nil {
+		if err := t.emit(protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}); err != nil {
+			return nil, err
+		}
+	}
+	return msg.ToolCalls, nil
+}
+
+func (t *turn) toolSpecs() []llm.Tool {
+	all := t.core.opts.Tools.Tools()
+	specs := make([]llm.Tool, len(all))
+	for i, tl := range all {
+		specs[i] = llm.Tool{Name: tl.Name(), Description: tl.Description(), Parameters: tl.Schema()}
+	}
+	return specs
+}
+
+// finish records how the turn ended: the status, the final event, pending
+// approvals cleared. It returns the turn's error, or a store error if the
+// turn succeeded but its end could not be recorded.
+func (t *turn) finish(runErr error) error {
+	if errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
+		// Another process owns the session now; it is not ours to write.
+		return fmt.Errorf("turn aborted: %w", ErrLeaseLost)
+	}
+	// The session's usage is saved with its status.
+	var err error
+	switch {
+	case runErr == nil:
+		if err = t.setStatus(protocol.StatusIdle, ""); err == nil {
+			u := t.usage
+			err = t.emit(protocol.Event{Type: protocol.EventTurnCompleted, Usage: &u,
+				DurationMS: time.Since(t.start).Milliseconds(), Step: t.step})
+		}
+		return err
+	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
+		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		if err = t.setStatus(protocol.StatusCancelled, ""); err == nil {
+			err = t.emit(protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step})
+		}
+		if err != nil {
+			t.core.log.Error("record cancelled turn", "session", t.sess.ID, "err", err)
+		}
+		return runErr
+	default:
+		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		msg := runErr.Error()
+		if err = t.setStatus(protocol.StatusFailed, msg); err == nil {
+			err = t.emit(protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Step: t.step})
+		}
+		if err != nil {
+			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
+		}
+		return runErr
+	}
+}
+
+// titleOf makes a session title from its first message.
+func titleOf(input string) string {
+	const max = 60
+	s := []rune(input)
+	for i, r := range s {
+		if r == '\n' {
+			s = s[:i]
+			break
+		}
+	}
+	if len(s) > max {
+		return string(s[:max-1]) + "…"
+	}
+	return string(s)
+}

@@ -1,0 +1,105 @@
+// Package app is the single place where mx-claw is wired together: the
+// config snapshot, the store, the tools, the model clients and the agent
+// core. Front ends get a ready App from here and use its Core.
+//
+// Only cli, server and tests may import app; every other package is wired
+// by it and never sees it.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/tools"
+	"github.com/mx-claw/mx-claw/internal/tools/builtin"
+)
+
+// DBFileName is the database's file name inside the home directory.
+const DBFileName = "mx-claw.db"
+
+// App is a wired mx-claw: config, store and core.
+type App struct {
+	Home   string
+	Config *config.Config
+	Store  store.Store
+	Core   *agent.Core
+
+	mu      sync.Mutex
+	clients map[string]llm.Client // by provider name
+}
+
+// Options adjust Open.
+type Options struct {
+	// MaxIterations overrides the config's iteration budget.
+	MaxIterations int
+	// Logger receives diagnostics; discarded if nil.
+	Logger *slog.Logger
+}
+
+// LoadConfig loads the config of the home directory.
+func LoadConfig(home string) (*config.Config, error) { return config.Load(home) }
+
+// Open wires an App on an already loaded config: it opens the store in
+// home and builds the core.
+func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*App, error) {
+	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
+	if err != nil {
+		return nil, err
+	}
+	reg, err := tools.NewRegistry(builtin.All()...)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	a := &App{Home: home, Config: cfg, Store: st, clients: make(map[string]llm.Client)}
+	maxIter := opts.MaxIterations
+	if maxIter <= 0 {
+		maxIter = cfg.MaxIterations
+	}
+	a.Core, err = agent.New(agent.Options{
+		Store:         st,
+		Models:        a.ResolveModel,
+		Tools:         reg,
+		MaxIterations: maxIter,
+		Logger:        opts.Logger,
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Close closes the store.
+func (a *App) Close() error { return a.Store.Close() }
+
+// ResolveModel finds a ready model for an id ("provider/model", a model of
+// the active provider, or "" for the default). The error names the missing
+// step and the command that fixes it.
+func (a *App) ResolveModel(id string) (agent.Model, error) {
+	ref, err := a.Config.Resolve(id)
+	if err != nil {
+		return agent.Model{}, err
+	}
+	p := ref.Provider
+	key := config.EnvKey(p.Name)
+	if err := config.Ready(p, key); err != nil {
+		return agent.Model{}, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, ok := a.clients[p.Name]
+	if !ok {
+		c = openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key})
+		a.clients[p.Name] = c
+	}
+	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil
+}

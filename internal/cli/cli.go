@@ -1,0 +1,135 @@
+// Package cli is mx-claw's command line: subcommands, flags and exit codes
+// (DESIGN §11). It parses, wires an app.App and hands the work to a front
+// end; it holds no agent logic.
+//
+// Only cmd/mx-claw imports cli.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// Version is mx-claw's version.
+const Version = "0.1.0-dev"
+
+// Exit codes of DESIGN §11.
+const (
+	ExitOK        = 0
+	ExitFailed    = 1
+	ExitUsage     = 2
+	ExitBudget    = 3
+	ExitPaused    = 4
+	ExitCancelled = 130
+)
+
+// exitError carries an exit code with the message to print.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks err as a usage or configuration error (exit 2).
+func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error { return usageErr(fmt.Errorf(format, args...)) }
+
+// IO is where a command reads and writes.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Main runs mx-claw with args (without the program name) and returns the
+// process exit code.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	root := newRoot(stdio)
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	if code != ExitCancelled || !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stdio.Err, "Error: %v\n", err)
+	} else {
+		fmt.Fprintln(stdio.Err, "Cancelled.")
+	}
+	return code
+}
+
+// exitCode maps an error to the exit code of DESIGN §11.
+func exitCode(err error) int {
+	var ee *exitError
+	var maxIter *agent.MaxIterationsError
+	var cfgErr *agent.ConfigError
+	var held *store.LeaseHeldError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, context.Canceled):
+		return ExitCancelled
+	case errors.As(err, &maxIter):
+		return ExitBudget
+	case errors.As(err, &cfgErr), errors.Is(err, agent.ErrSessionNotFound):
+		return ExitUsage
+	case errors.As(err, &held), errors.Is(err, agent.ErrTurnActive):
+		return ExitFailed
+	}
+	return ExitFailed
+}
+
+func newRoot(stdio IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mx-claw",
+		Short: "A coding agent for your terminal",
+		Long: `mx-claw is a coding agent: give it a task in a workspace and a language model
+decides what to read, search, edit and run, through tools mx-claw controls.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("the interactive terminal UI is not built yet; use `mx-claw run PROMPT`")
+		},
+	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
+	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio))
+	return root
+}
+
+func newVersionCmd(stdio IO) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mx-claw's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprintf(stdio.Out, "mx-claw %s\n", Version)
+			return err
+		},
+	}
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := file.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/app"
+	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/headless"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// maxPromptBytes caps a prompt read from stdin.
+const maxPromptBytes = 8 << 20
+
+type runFlags struct {
+	json          bool
+	model         string
+	session       string
+	cont          bool
+	maxIterations int
+	cwd           string
+}
+
+func newRunCmd(stdio IO) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROMPT",
+		Short: "Run one task headless and print the answer",
+		Long: `Run one task without the interactive UI. The prompt is the arguments, or
+standard input when there are none. The answer streams to stdout; with --json
+every event is printed as one JSON line instead.
+
+Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
+(iterations), 130 cancelled (SIGINT).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTask(cmd.Context(), stdio, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line")
+	fl.StringVar(&f.model, "model", "", "model to use, as provider/model")
+	fl.StringVar(&f.session, "session", "", "continue the session with this id")
+	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
+	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
+	return cmd
+}
+
+func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
+	if f.session != "" && f.cont {
+		return usagef("--session and --continue cannot be used together")
+	}
+	if f.maxIterations < 0 {
+		return usagef("--max-iterations must be positive, got %d", f.maxIterations)
+	}
+	prompt, err := readPrompt(stdio.In, args)
+	if err != nil {
+		return err
+	}
+	ws, err := workspaceDir(f.cwd)
+	if err != nil {
+		return err
+	}
+	home, err := config.Home()
+	if err != nil {
+		return usageErr(err)
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return usageErr(err)
+	}
+	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	var sess *protocol.Session
+	switch {
+	case f.session != "":
+		sess, err = a.Store.GetSession(ctx, f.session)
+		if errors.Is(err, store.ErrNotFound) {
+			return usagef("session %s does not exist; `mx-claw sessions list` shows the sessions", f.session)
+		}
+		if err != nil {
+			return err
+		}
+	case f.cont:
+		list, err := a.Store.ListSessions(ctx, store.ListOptions{Workspace: ws, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(list) > 0 {
+			sess = &list[0]
+		}
+	}
+	modelID := f.model
+	if modelID == "" && sess != nil {
+		modelID = sess.Model
+	}
+	model, err := a.ResolveModel(modelID)
+	if err != nil {
+		return usageErr(err)
+	}
+
+	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
+	if sess == nil {
+		sess, err = a.Core.CreateSession(ctx, ws, model.ID, printer.Handle)
+		if err != nil {
+			return err
+		}
+	}
+	err = a.Core.Run(ctx, agent.TurnRequest{
+		SessionID:     sess.ID,
+		Input:         prompt,
+		Model:         model.ID,
+		MaxIterations: f.maxIterations,
+	}, printer.Handle)
+	if err == nil {
+		err = printer.Err()
+	}
+	if err != nil && !f.json {
+		fmt.Fprintf(stdio.Err, "Session: %s\n", sess.ID)
+	}
+	return err
+}
+
+// readPrompt takes the prompt from the arguments, or from stdin when there
+// are none and stdin is not a terminal.
+func readPrompt(in io.Reader, args []string) (string, error) {
+	var prompt string
+	if len(args) > 0 {
+		prompt = strings.Join(args, " ")
+	} else {
+		if in == nil || isTerminal(in) {
+			return "", usagef("no prompt: pass it as an argument (`mx-claw run \"fix the tests\"`) or on standard input")
+		}
+		data, err := io.ReadAll(io.LimitReader(in, maxPromptBytes+1))
+		if err != nil {
+			return "", usagef("read prompt from standard input: %v", err)
+		}
+		if len(data) > maxPromptBytes {
+			return "", usagef("prompt on standard input is larger than %d MiB", maxPromptBytes>>20)
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", usagef("the prompt is empty; say what to do")
+	}
+	return prompt, nil
+}
+
+// workspaceDir returns the absolute, symlink-free workspace directory.
+func workspaceDir(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", usagef("find the current directory: %v", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", usagef("--cwd %s: %v", cwd, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", usagef("workspace %s does not exist", abs)
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.IsDir() {
+		return "", usagef("workspace %s is not a directory", abs)
+	}
+	return real, nil
+}

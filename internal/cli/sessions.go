@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mx-claw/mx-claw/internal/app"
+	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+func newSessionsCmd(stdio IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List and inspect stored sessions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("say what to do: `mx-claw sessions list` or `mx-claw sessions show ID`")
+		},
+	}
+	var listJSON, all bool
+	var limit int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, most recent first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(cmd.Context(), func(st store.Store) error {
+				opts := store.ListOptions{Limit: limit}
+				if !all {
+					ws, err := workspaceDir("")
+					if err != nil {
+						return err
+					}
+					opts.Workspace = ws
+				}
+				list, err := st.ListSessions(cmd.Context(), opts)
+				if err != nil {
+					return err
+				}
+				if listJSON {
+					if list == nil {
+						list = []protocol.Session{}
+					}
+					return writeJSON(stdio.Out, list)
+				}
+				return printSessions(stdio.Out, list)
+			})
+		},
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print JSON")
+	list.Flags().BoolVar(&all, "all", false, "list the sessions of every workspace, not only the current one")
+	list.Flags().IntVar(&limit, "limit", 50, "show at most this many sessions (0: all)")
+
+	var showJSON bool
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session: its record, transcript and pending approvals",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(cmd.Context(), func(st store.Store) error {
+				return showSession(cmd.Context(), st, stdio.Out, args[0], showJSON)
+			})
+		},
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print JSON")
+	cmd.AddCommand(list, show)
+	return cmd
+}
+
+// withStore opens the home's store for f.
+func withStore(ctx context.Context, f func(store.Store) error) error {
+	home, err := config.Home()
+	if err != nil {
+		return usageErr(err)
+	}
+	st, err := store.Open(ctx, home+"/"+app.DBFileName)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(st)
+}
+
+func printSessions(w io.Writer, list []protocol.Session) error {
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(w, "No sessions yet.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tUPDATED\tMODEL\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Status, s.UpdatedAt.Local().Format(time.DateTime), s.Model, oneLine(s.Title, 50))
+	}
+	return tw.Flush()
+}
+
+// sessionDump is the JSON form of `sessions show`.
+type sessionDump struct {
+	Session   *protocol.Session   `json:"session"`
+	Messages  []protocol.Message  `json:"messages"`
+	Approvals []protocol.Approval `json:"pendingApprovals"`
+}
+
+func showSession(ctx context.Context, st store.Store, w io.Writer, id string, asJSON bool) error {
+	s, err := st.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return usagef("session %s does not exist; `mx-claw sessions list --all` shows the sessions", id)
+	}
+	if err != nil {
+		return err
+	}
+	msgs, err := st.Messages(ctx, id, 0)
+	if err != nil {
+		return err
+	}
+	pending, err := st.PendingApprovals(ctx, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if msgs == nil {
+			msgs = []protocol.Message{}
+		}
+		if pending == nil {
+			pending = []protocol.Approval{}
+		}
+		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending})
+	}
+	fmt.Fprintf(w, "Session   %s\nTitle     %s\nWorkspace %s\nModel     %s\nStatus    %s\n", s.ID, s.Title, s.Workspace, s.Model, s.Status)
+	if s.LastError != "" {
+		fmt.Fprintf(w, "Error     %s\n", s.LastError)
+	}
+	fmt.Fprintf(w, "Updated   %s\nTokens    %d in, %d out\n", s.UpdatedAt.Local().Format(time.DateTime), s.Usage.InputTokens, s.Usage.OutputTokens)
+	for _, m := range msgs {
+		switch m.Role {
+		case protocol.RoleSystem:
+			continue
+		case protocol.RoleTool:
+			status := "ok"
+			if m.IsError {
+				status = "error"
+			}
+			fmt.Fprintf(w, "\n[tool %s %s] %s\n", m.ToolName, status, oneLine(m.Content, 200))
+		default:
+			fmt.Fprintf(w, "\n[%s]\n%s\n", m.Role, strings.TrimRight(m.Content, "\n"))
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(w, "  → %s %s\n", c.Name, oneLine(c.Arguments, 200))
+			}
+		}
+	}
+	for _, a := range pending {
+		fmt.Fprintf(w, "\nPending approval %s: %s\n", a.ID, a.Summary)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// oneLine shortens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ⏎ ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

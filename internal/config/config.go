@@ -1,0 +1,249 @@
+// Package config reads and writes mx-claw's user configuration,
+// $MX_CLAW_HOME/config.json: the model providers, their models and the
+// active one. It never holds secrets on disk: API keys come from the secret
+// chain (for now, the providers' environment variables) and apiKey is always
+// written empty.
+//
+// The process loads the file once and works on that snapshot; Save writes
+// atomically and updates the snapshot. Any package may import config.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// CurrentVersion is the config format version this mx-claw reads and writes.
+const CurrentVersion = 1
+
+// FileName is the config file's name inside the home directory.
+const FileName = "config.json"
+
+// Provider kinds.
+const (
+	KindBuiltin = "builtin"
+	KindCustom  = "custom"
+)
+
+// Provider is one OpenAI-compatible model provider.
+type Provider struct {
+	Name           string   `json:"name"`
+	Kind           string   `json:"kind"`
+	BaseURL        string   `json:"baseURL"`
+	Model          string   `json:"model"`
+	Models         []string `json:"models"`
+	APIKey         string   `json:"apiKey"`
+	RequiresAPIKey bool     `json:"requiresApiKey"`
+	Configured     bool     `json:"configured"`
+}
+
+// Config is the content of config.json.
+type Config struct {
+	Version        int                  `json:"version"`
+	ActiveProvider string               `json:"activeProvider"`
+	Providers      map[string]*Provider `json:"providers"`
+	// MaxIterations caps the model steps of a turn; 0 means the default.
+	MaxIterations int `json:"maxIterations,omitempty"`
+
+	// path is the file the config was loaded from; exists says whether it
+	// was there.
+	path   string
+	exists bool
+}
+
+// Builtins returns the providers mx-claw knows without any configuration.
+func Builtins() map[string]*Provider {
+	return map[string]*Provider{
+		"openai": {
+			Name: "openai", Kind: KindBuiltin, BaseURL: "https://api.openai.com/v1",
+			Model: "gpt-4.1", Models: []string{"gpt-4.1", "gpt-4.1-mini", "gpt-4o", "o4-mini"},
+			RequiresAPIKey: true,
+		},
+		"deepseek": {
+			Name: "deepseek", Kind: KindBuiltin, BaseURL: "https://api.deepseek.com/v1",
+			Model: "deepseek-chat", Models: []string{"deepseek-chat", "deepseek-reasoner"},
+			RequiresAPIKey: true,
+		},
+		"ollama": {
+			Name: "ollama", Kind: KindBuiltin, BaseURL: "http://127.0.0.1:11434/v1",
+			Model: "", Models: nil, RequiresAPIKey: false,
+		},
+	}
+}
+
+// Home returns the mx-claw home directory: $MX_CLAW_HOME, else ~/.mx-claw.
+func Home() (string, error) {
+	if h := os.Getenv("MX_CLAW_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory (set MX_CLAW_HOME): %w", err)
+	}
+	return filepath.Join(u, ".mx-claw"), nil
+}
+
+// Load reads home/config.json. A missing file is not an error: the result
+// holds the built-in providers and no active provider, and Exists reports
+// false. A file that is not valid JSON, or is of a newer version, is an
+// error naming the file; the file is never modified by Load.
+func Load(home string) (*Config, error) {
+	path := filepath.Join(home, FileName)
+	c := &Config{Version: CurrentVersion, Providers: Builtins(), path: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	var f Config
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("config %s is not valid JSON (%v); fix or remove the file", path, err)
+	}
+	if f.Version > CurrentVersion {
+		return nil, fmt.Errorf("config %s has version %d, newer than this mx-claw supports (%d); upgrade mx-claw", path, f.Version, CurrentVersion)
+	}
+	if f.Version < 1 {
+		return nil, fmt.Errorf("config %s has no valid \"version\" (want %d)", path, CurrentVersion)
+	}
+	c.ActiveProvider = f.ActiveProvider
+	c.MaxIterations = f.MaxIterations
+	for name, p := range f.Providers {
+		if p == nil {
+			return nil, fmt.Errorf("config %s: provider %q is null", path, name)
+		}
+		p.Name = name
+		p.APIKey = "" // never trusted from disk
+		if p.Kind == "" {
+			p.Kind = KindCustom
+			if _, ok := c.Providers[name]; ok {
+				p.Kind = KindBuiltin
+			}
+		}
+		c.Providers[name] = p
+	}
+	c.exists = true
+	return c, nil
+}
+
+// Path returns the file the config belongs to.
+func (c *Config) Path() string { return c.path }
+
+// Exists reports whether the config file existed when it was loaded.
+func (c *Config) Exists() bool { return c.exists }
+
+// Save writes the config to its file atomically (a temporary file renamed
+// over it) with mode 0600, creating the home directory with mode 0700. API
+// keys are never written.
+func (c *Config) Save() error {
+	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
+		Providers: make(map[string]*Provider, len(c.Providers))}
+	for name, p := range c.Providers {
+		cp := *p
+		cp.APIKey = ""
+		out.Providers[name] = &cp
+	}
+	data, err := json.MarshalIndent(&out, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".config-*.json")
+	if err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save config: %w", err)
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save config: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save config: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), c.path); err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	c.exists = true
+	return nil
+}
+
+// ModelRef is a resolved "provider/model" choice.
+type ModelRef struct {
+	Provider *Provider
+	Model    string
+}
+
+// String returns the model id, "provider/model".
+func (r ModelRef) String() string { return r.Provider.Name + "/" + r.Model }
+
+// Resolve turns a model id into a provider and model. id may be
+// "provider/model", a bare model name of the active provider, or "" for the
+// active provider's default model.
+func (c *Config) Resolve(id string) (ModelRef, error) {
+	if id == "" {
+		if c.ActiveProvider == "" {
+			if !c.exists {
+				return ModelRef{}, fmt.Errorf("no model is configured (%s does not exist); configure a provider with `mx-claw model configure NAME --base-url URL --models MODEL --default MODEL`, or pass --model provider/model", c.path)
+			}
+			return ModelRef{}, fmt.Errorf("no active provider in %s; pass --model provider/model or set \"activeProvider\"", c.path)
+		}
+		p, ok := c.Providers[c.ActiveProvider]
+		if !ok {
+			return ModelRef{}, fmt.Errorf("active provider %q is not defined in %s", c.ActiveProvider, c.path)
+		}
+		if p.Model == "" {
+			return ModelRef{}, fmt.Errorf("provider %s has no default model; set one with `mx-claw model default %s/MODEL`", p.Name, p.Name)
+		}
+		return ModelRef{Provider: p, Model: p.Model}, nil
+	}
+	provName, model, ok := strings.Cut(id, "/")
+	if !ok {
+		if c.ActiveProvider == "" {
+			return ModelRef{}, fmt.Errorf("unknown model %q: use the form provider/model (providers: %s)", id, strings.Join(c.ProviderNames(), ", "))
+		}
+		provName, model = c.ActiveProvider, id
+	}
+	p, found := c.Providers[provName]
+	if !found {
+		return ModelRef{}, fmt.Errorf("unknown provider %q in model %q (providers: %s)", provName, id, strings.Join(c.ProviderNames(), ", "))
+	}
+	if model == "" {
+		return ModelRef{}, fmt.Errorf("model %q names no model after the provider", id)
+	}
+	if !slices.Contains(p.Models, model) {
+		known := "none"
+		if len(p.Models) > 0 {
+			known = strings.Join(p.Models, ", ")
+		}
+		return ModelRef{}, fmt.Errorf("unknown model %q for provider %s (known: %s); add it with `mx-claw model add-model %s %s`", model, p.Name, known, p.Name, model)
+	}
+	return ModelRef{Provider: p, Model: model}, nil
+}
+
+// ProviderNames returns the providers' names, sorted.
+func (c *Config) ProviderNames() []string {
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,90 @@
+// Package headless renders a turn's events for `mx-claw run`: either the
+// streamed answer as plain text (progress lines on stderr), or every event
+// as one JSON line on stdout.
+//
+// It knows only protocol events; it never sees the agent, the store or the
+// model's raw stream. Imported by cli.
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// Printer writes events as they arrive. It is not safe for concurrent use;
+// the core calls its sink from one goroutine at a time.
+type Printer struct {
+	out, errw io.Writer
+	json      bool
+	enc       *json.Encoder
+	// midLine says the last text written to out did not end a line.
+	midLine bool
+	err     error
+}
+
+// NewPrinter returns a Printer writing the answer (or JSON lines) to out and
+// progress to errw.
+func NewPrinter(out, errw io.Writer, jsonLines bool) *Printer {
+	p := &Printer{out: out, errw: errw, json: jsonLines}
+	if jsonLines {
+		p.enc = json.NewEncoder(out)
+		p.enc.SetEscapeHTML(false)
+	}
+	return p
+}
+
+// Err returns the first error writing output, if any.
+func (p *Printer) Err() error { return p.err }
+
+// Handle renders one event.
+func (p *Printer) Handle(e protocol.Event) {
+	if p.json {
+		if err := p.enc.Encode(e); err != nil && p.err == nil {
+			p.err = err
+		}
+		return
+	}
+	switch e.Type {
+	case protocol.EventMessageDelta:
+		p.write(p.out, e.Text)
+		p.midLine = !strings.HasSuffix(e.Text, "\n") && (p.midLine || e.Text != "")
+	case protocol.EventMessageCompleted:
+		if e.Message != nil && e.Message.Role == protocol.RoleAssistant && p.midLine {
+			p.write(p.out, "\n")
+			p.midLine = false
+		}
+	case protocol.EventToolStarted:
+		p.progress("• %s", e.Summary)
+	case protocol.EventToolCompleted:
+		if e.OK != nil && !*e.OK {
+			p.progress("  ✗ %s: %s", e.Summary, firstLine(e.Preview))
+		}
+	case protocol.EventRetry:
+		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", e.Error, float64(e.DelayMS)/1000, e.Attempt+1)
+	}
+}
+
+func (p *Printer) progress(format string, args ...any) {
+	if p.midLine {
+		p.write(p.out, "\n")
+		p.midLine = false
+	}
+	p.write(p.errw, fmt.Sprintf(format, args...)+"\n")
+}
+
+func (p *Printer) write(w io.Writer, s string) {
+	if _, err := io.WriteString(w, s); err != nil && p.err == nil {
+		p.err = err
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,66 @@
+package protocol
+
+import "time"
+
+// SessionStatus is where a session stands. It is stored and shown by every
+// front end.
+type SessionStatus string
+
+// The statuses a session may have.
+const (
+	StatusIdle               SessionStatus = "idle"
+	StatusRunning            SessionStatus = "running"
+	StatusWaitingForApproval SessionStatus = "waiting_for_approval"
+	StatusFailed             SessionStatus = "failed"
+	StatusCancelled          SessionStatus = "cancelled"
+)
+
+// Session is the stored record of one conversation in a workspace.
+type Session struct {
+	ID        string        `json:"id"`
+	Title     string        `json:"title"`
+	Workspace string        `json:"workspace"`
+	Model     string        `json:"model"`
+	Status    SessionStatus `json:"status"`
+	ParentID  string        `json:"parentId,omitempty"`
+	CreatedAt time.Time     `json:"createdAt"`
+	UpdatedAt time.Time     `json:"updatedAt"`
+	// LastError is the error of the last failed turn, if the session is
+	// failed.
+	LastError string `json:"lastError,omitempty"`
+	// Usage is the sum of the token usage of all the session's requests.
+	Usage Usage `json:"usage"`
+	// MessageCount is the number of stored messages.
+	MessageCount int64 `json:"messageCount"`
+}
+
+// Lease is the right of one owner to advance a session, until it expires.
+type Lease struct {
+	SessionID string    `json:"sessionId"`
+	Owner     string    `json:"owner"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// QueuedInput is a user message that arrived while its session was busy.
+type QueuedInput struct {
+	ID        int64     `json:"id"`
+	SessionID string    `json:"sessionId"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Approval is a tool call waiting for a person's decision, with the rest of
+// the calls of the same model response that come after it.
+type Approval struct {
+	ID        string     `json:"id"`
+	SessionID string     `json:"sessionId"`
+	TurnID    string     `json:"turnId"`
+	Call      ToolCall   `json:"call"`
+	Summary   string     `json:"summary"`
+	Remaining []ToolCall `json:"remaining,omitempty"`
+	// Status is "pending", "approved" or "rejected".
+	Status     string    `json:"status"`
+	Feedback   string    `json:"feedback,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	ResolvedAt time.Time `json:"resolvedAt,omitzero"`
+}

@@ -1,0 +1,117 @@
+// Package store keeps everything mx-claw must not lose: sessions, their
+// append-only transcripts, their events, the leases that make one process at
+// a time the writer of a session, pending approvals and queued input.
+//
+// Store is the interface the core uses; it carries no SQL, so another
+// implementation (PostgreSQL, sharing sessions between machines with the
+// same lease semantics) can replace the embedded SQLite one without touching
+// the core. Open returns the SQLite implementation: one database file, WAL
+// mode, a cgo-free driver and versioned migrations.
+//
+// Any package may import store except the front ends (tui, repl, headless),
+// which see sessions only through the core.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// DefaultLeaseTTL is how long a lease lasts unless renewed.
+const DefaultLeaseTTL = 30 * time.Second
+
+// ErrNotFound is returned when a session, approval or other record does not
+// exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrLeaseLost is returned by RenewLease when the caller no longer holds the
+// lease (it expired and was taken over, or was released).
+var ErrLeaseLost = errors.New("lease lost")
+
+// LeaseHeldError is returned by AcquireLease when another live owner holds
+// the session's lease.
+type LeaseHeldError struct {
+	SessionID string
+	Owner     string
+	ExpiresAt time.Time
+}
+
+func (e *LeaseHeldError) Error() string {
+	return fmt.Sprintf("session %s is busy: another process (%s) is running a turn on it until %s",
+		e.SessionID, e.Owner, e.ExpiresAt.Format(time.RFC3339))
+}
+
+// ListOptions filters ListSessions.
+type ListOptions struct {
+	// Workspace, if set, keeps only sessions of that workspace.
+	Workspace string
+	// Limit caps the result; 0 means no cap.
+	Limit int
+}
+
+// Store is the persistence the core needs. All methods are safe for
+// concurrent use. Records are returned newest-last unless said otherwise.
+type Store interface {
+	// CreateSession stores a new session. s.ID must be set; CreatedAt and
+	// UpdatedAt are set by the store if zero.
+	CreateSession(ctx context.Context, s *protocol.Session) error
+	// GetSession returns a session or an error wrapping ErrNotFound.
+	GetSession(ctx context.Context, id string) (*protocol.Session, error)
+	// ListSessions returns sessions, most recently updated first.
+	ListSessions(ctx context.Context, opts ListOptions) ([]protocol.Session, error)
+	// UpdateSession stores the mutable fields of s (title, model, status,
+	// last error, usage) and bumps UpdatedAt.
+	UpdateSession(ctx context.Context, s *protocol.Session) error
+
+	// AppendMessage appends m to the session's transcript, assigns m.Seq
+	// (1, 2, ... per session) and returns it.
+	AppendMessage(ctx context.Context, sessionID string, m *protocol.Message) (int64, error)
+	// Messages returns the session's messages with Seq > afterSeq, in order.
+	Messages(ctx context.Context, sessionID string, afterSeq int64) ([]protocol.Message, error)
+
+	// AppendEvent stores e, assigning e.Sequence: strictly increasing per
+	// session, starting at 1.
+	AppendEvent(ctx context.Context, e *protocol.Event) error
+	// Events returns the session's events with Sequence > afterSeq, in
+	// order; limit 0 means all.
+	Events(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]protocol.Event, error)
+
+	// AcquireLease makes owner the writer of the session for ttl. It fails
+	// with *LeaseHeldError if another owner holds an unexpired lease whose
+	// process is still alive. A lease of a process on this host that is
+	// gone is taken over at once. Acquiring a lease one already holds
+	// extends it.
+	AcquireLease(ctx context.Context, sessionID, owner string, ttl time.Duration) (protocol.Lease, error)
+	// RenewLease extends owner's lease by ttl, or fails with ErrLeaseLost.
+	RenewLease(ctx context.Context, sessionID, owner string, ttl time.Duration) (protocol.Lease, error)
+	// ReleaseLease gives up owner's lease; releasing a lease one does not
+	// hold is not an error.
+	ReleaseLease(ctx context.Context, sessionID, owner string) error
+	// GetLease returns the session's current lease, or ErrNotFound.
+	GetLease(ctx context.Context, sessionID string) (protocol.Lease, error)
+
+	// CreateApproval stores a pending approval; a.ID must be set.
+	CreateApproval(ctx context.Context, a *protocol.Approval) error
+	// PendingApprovals returns the session's pending approvals, oldest
+	// first.
+	PendingApprovals(ctx context.Context, sessionID string) ([]protocol.Approval, error)
+	// ResolveApproval marks a pending approval "approved" or "rejected".
+	// It fails with ErrNotFound if no such approval is pending.
+	ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error
+	// ClearPendingApprovals marks all the session's pending approvals
+	// "cancelled".
+	ClearPendingApprovals(ctx context.Context, sessionID string) error
+
+	// EnqueueInput stores a user message to send when the session is free.
+	EnqueueInput(ctx context.Context, sessionID, content string) (protocol.QueuedInput, error)
+	// TakeInputs removes and returns the session's queued inputs, oldest
+	// first.
+	TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
+
+	// Close closes the store.
+	Close() error
+}

@@ -1,0 +1,68 @@
+// Package tools defines what a tool is to the agent — a name, a description,
+// a JSON schema for its arguments, its risk, whether calls may run in
+// parallel, a one-line human summary of a call — and the Registry that
+// validates a call's arguments against the schema before anything else
+// happens.
+//
+// Tools never import the agent. The built-in tools live in tools/builtin;
+// they reach the workspace only through the Env they are given.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Risk is what a tool call may do to the user's machine. Permission rules
+// and modes are decided on it.
+type Risk string
+
+// The risks a tool may declare.
+const (
+	RiskRead    Risk = "read"
+	RiskWrite   Risk = "write"
+	RiskExecute Risk = "execute"
+)
+
+// Tool is one action the model may ask for.
+type Tool interface {
+	// Name is the name the model calls the tool by.
+	Name() string
+	// Description tells the model what the tool does and when to use it.
+	Description() string
+	// Schema is the JSON schema of the tool's arguments (an object).
+	Schema() json.RawMessage
+	// Risk is what a call may do.
+	Risk() Risk
+	// ConcurrencySafe reports whether calls may run in parallel with other
+	// concurrency-safe calls.
+	ConcurrencySafe() bool
+	// Summary describes a call in one short line for people ("Read
+	// src/main.go"). args has passed schema validation.
+	Summary(args json.RawMessage) string
+	// Run executes a call whose args have passed schema validation. An
+	// error is reported to the model as "Tool failed: <error>"; a Result
+	// with IsError set is reported as it is.
+	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Result is what a call returns to the model.
+type Result struct {
+	// Content is the text the model reads.
+	Content string
+	// IsError marks a result that reports a failure.
+	IsError bool
+}
+
+// Env is what a tool may use of the world: the workspace it works in and a
+// way to stream output to the user. Its fields are set by the agent; tools
+// must not keep it past Run.
+type Env struct {
+	// Workspace is the root every path argument is resolved against and
+	// confined to.
+	Workspace *Workspace
+	// SessionID is the session the call belongs to.
+	SessionID string
+	// Output, if set, streams a piece of output to the user (tool.output).
+	Output func(text string)
+}

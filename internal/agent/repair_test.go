@@ -10,8 +10,12 @@ import (
 
 func TestRepairView(t *testing.T) {
 	t.Parallel()
-	call := func(id string) protocol.ToolCall { return protocol.ToolCall{ID: id, Name: "read_file", Arguments: `{"path":"a"}`} }
-	lcall := func(id string) llm.ToolCall { return llm.ToolCall{ID: id, Name: "read_file", Arguments: `{"path":"a"}`} }
+	call := func(id string) protocol.ToolCall {
+		return protocol.ToolCall{ID: id, Name: "read_file", Arguments: `{"path":"a"}`}
+	}
+	lcall := func(id string) llm.ToolCall {
+		return llm.ToolCall{ID: id, Name: "read_file", Arguments: `{"path":"a"}`}
+	}
 	sys := protocol.Message{Role: protocol.RoleSystem, Content: "sys"}
 	user := protocol.Message{Role: protocol.RoleUser, Content: "hi"}
 	asst := func(ids ...string) protocol.Message {
@@ -31,7 +35,9 @@ func TestRepairView(t *testing.T) {
 	res := func(id, content string) protocol.Message {
 		return protocol.Message{Role: protocol.RoleTool, ToolCallID: id, Content: content}
 	}
-	lres := func(id, content string) llm.Message { return llm.Message{Role: "tool", ToolCallID: id, Content: content} }
+	lres := func(id, content string) llm.Message {
+		return llm.Message{Role: "tool", ToolCallID: id, Content: content}
+	}
 	lsys := llm.Message{Role: "system", Content: "sys"}
 	luser := llm.Message{Role: "user", Content: "hi"}
 

@@ -6,6 +6,15 @@
 //
 // Tools never import the agent. The built-in tools live in tools/builtin;
 // they reach the workspace only through the Env they are given.
+//
+// The package also owns the Workspace, the one place where the workspace
+// boundary is enforced (paths resolved with symlinks followed, confined to
+// the root and allowed directories, .git never written, file operations
+// through os.Root), and Truncate, which caps text shown to the model.
+//
+// Who may import it: the agent (to validate and run calls), the MCP
+// adapter (to wrap MCP tools as Tools), tools/builtin and the agent's
+// wiring. It imports no other mx-claw package.
 package tools
 
 import (

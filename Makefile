@@ -1,0 +1,29 @@
+# mx-claw — build, install and test.
+GO ?= go
+BIN ?= bin/mx-claw
+
+.PHONY: build install test test-deps bench vet
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/mx-claw
+
+install:
+	CGO_ENABLED=0 $(GO) install -trimpath ./cmd/mx-claw
+
+# test-deps installs the system packages the tests use (Debian/Ubuntu, as
+# root or with sudo); a test whose tool is missing skips with a reason.
+test-deps:
+	@if command -v apt-get >/dev/null 2>&1; then \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep >/dev/null; \
+	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+
+test: test-deps vet
+	CGO_ENABLED=0 $(GO) test -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/agent/ ./internal/llm/... ./internal/store/

@@ -1,0 +1,654 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// binPath is the mx-claw binary built once for all tests.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mx-claw-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "mx-claw")
+	build := exec.Command("go", "build", "-o", binPath, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build mx-claw: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is one end-to-end setting: a home, a workspace and a fake model.
+type env struct {
+	t    *testing.T
+	home string
+	ws   string
+	srv  *llmtest.Server
+}
+
+func newEnv(t *testing.T, replies ...llmtest.Reply) *env {
+	t.Helper()
+	e := &env{t: t, home: t.TempDir(), ws: t.TempDir(), srv: llmtest.NewServer(replies...)}
+	t.Cleanup(e.srv.Close)
+	ws, err := filepath.EvalSymlinks(e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ws = ws
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true}}}`, e.srv.URL())
+	e.writeHome("config.json", cfg)
+	return e
+}
+
+func (e *env) writeHome(name, content string) {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(e.home, name), []byte(content), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) writeWS(name, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Dir = e.ws
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + e.home,
+		"MX_CLAW_HOME=" + e.home,
+		"LANG=C.UTF-8",
+	}
+	return cmd
+}
+
+// result is what a finished mx-claw process left.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) events(t *testing.T) []protocol.Event {
+	t.Helper()
+	var evs []protocol.Event
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev protocol.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("stdout line is not an event: %v\n%s", err, sc.Text())
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// run runs mx-claw to completion with stdin, failing the test after a minute.
+func (e *env) run(stdin string, args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := e.command(ctx, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("run mx-claw %v: %v", args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// show returns the stored session as `sessions show --json` prints it.
+func (e *env) show(id string) sessionDump {
+	e.t.Helper()
+	r := e.run("", "sessions", "show", id, "--json")
+	if r.code != 0 {
+		e.t.Fatalf("sessions show %s: exit %d: %s", id, r.code, r.stderr)
+	}
+	var d sessionDump
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		e.t.Fatalf("sessions show --json: %v\n%s", err, r.stdout)
+	}
+	return d
+}
+
+type sessionDump struct {
+	Session  protocol.Session   `json:"session"`
+	Messages []protocol.Message `json:"messages"`
+}
+
+func sessionOf(t *testing.T, evs []protocol.Event) string {
+	t.Helper()
+	for _, ev := range evs {
+		if ev.SessionID != "" {
+			return ev.SessionID
+		}
+	}
+	t.Fatal("no event names a session")
+	return ""
+}
+
+func types(evs []protocol.Event) []string {
+	out := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		if ev.Type == protocol.EventToolStarted || ev.Type == protocol.EventToolCompleted {
+			out = append(out, string(ev.Type)+":"+ev.ToolCallID)
+		}
+	}
+	return out
+}
+
+func toolResults(req llmtest.Request) map[string]string {
+	out := map[string]string{}
+	for _, m := range req.Chat.Messages {
+		if m.Role == "tool" {
+			out[m.ToolCallID] = m.Content
+		}
+	}
+	return out
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.run("", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "mx-claw ") {
+		t.Fatalf("version: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRunReadWriteAnswer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"notes.txt"}`}}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "write_file", Arguments: `{"path":"out/summary.md","content":"# Summary\nhello from mx-claw\n"}`}}},
+		llmtest.Text("I read notes.txt and wrote out/summary.md."),
+	)
+	e.writeWS("notes.txt", "first line\nsecond line\n")
+	r := e.run("", "run", "summarise notes.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "I read notes.txt and wrote out/summary.md.") {
+		t.Errorf("stdout lacks the answer: %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "notes.txt") {
+		t.Errorf("stderr lacks the tool progress: %q", r.stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(e.ws, "out/summary.md"))
+	if err != nil || string(got) != "# Summary\nhello from mx-claw\n" {
+		t.Fatalf("out/summary.md = %q, %v", got, err)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d chat requests, want 3", len(reqs))
+	}
+	first := reqs[0].Chat
+	if first.Messages[0].Role != "system" || first.Messages[len(first.Messages)-1].Content != "summarise notes.txt" {
+		t.Errorf("first request messages: %+v", first.Messages)
+	}
+	if want := []string{"read_file", "list_dir", "write_file"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
+		t.Errorf("tools offered %v, want %v", first.Tools, want)
+	}
+	if res := toolResults(reqs[1])["c1"]; !strings.Contains(res, "second line") {
+		t.Errorf("read result sent to the model: %q", res)
+	}
+	if res := toolResults(reqs[2])["c2"]; !strings.Contains(res, "out/summary.md") {
+		t.Errorf("write result sent to the model: %q", res)
+	}
+	if reqs[0].Size > 15<<10 {
+		t.Errorf("first request is %d bytes, want under 15 KB", reqs[0].Size)
+	}
+}
+
+func TestRunJSONEventsAndSessionShow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "list_dir", Arguments: `{}`}}},
+		llmtest.Reply{Reasoning: "thinking it over", Text: "All good."},
+	)
+	e.writeWS("a.go", "package a\n")
+	r := e.run("", "run", "--json", "look around")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	evs := r.events(t)
+	var last int64
+	seen := map[protocol.EventType]bool{}
+	for _, ev := range evs {
+		seen[ev.Type] = true
+		if ev.Timestamp.IsZero() || ev.SessionID == "" {
+			t.Errorf("event without timestamp or session: %+v", ev)
+		}
+		if !ev.Type.Stored() {
+			continue
+		}
+		if ev.Sequence <= last {
+			t.Errorf("sequence %d after %d (%s)", ev.Sequence, last, ev.Type)
+		}
+		last = ev.Sequence
+	}
+	for _, want := range []protocol.EventType{protocol.EventSessionCreated, protocol.EventTurnStarted, protocol.EventMessageDelta,
+		protocol.EventReasoningDelta, protocol.EventToolStarted, protocol.EventToolCompleted, protocol.EventUsage,
+		protocol.EventMessageCompleted, protocol.EventTurnCompleted, protocol.EventSessionUpdated} {
+		if !seen[want] {
+			t.Errorf("no %s event", want)
+		}
+	}
+	if evs[len(evs)-1].Type != protocol.EventTurnCompleted {
+		t.Errorf("last event %s, want turn.completed", evs[len(evs)-1].Type)
+	}
+	id := sessionOf(t, evs)
+	d := e.show(id)
+	if d.Session.Status != protocol.StatusIdle {
+		t.Errorf("status %s, want idle", d.Session.Status)
+	}
+	roles := []string{}
+	for _, m := range d.Messages {
+		roles = append(roles, string(m.Role))
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,assistant" {
+		t.Errorf("stored roles %s", got)
+	}
+	if last := d.Messages[len(d.Messages)-1]; last.Reasoning != "thinking it over" || last.Content != "All good." {
+		t.Errorf("final message %+v", last)
+	}
+	list := e.run("", "sessions", "list")
+	if list.code != 0 || !strings.Contains(list.stdout, id) {
+		t.Errorf("sessions list: exit %d, %q", list.code, list.stdout)
+	}
+}
+
+func TestRunParallelReadsSerialWrites(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "r1", Name: "read_file", Arguments: `{"path":"a.txt"}`},
+			{ID: "r2", Name: "read_file", Arguments: `{"path":"b.txt"}`},
+			{ID: "r3", Name: "list_dir", Arguments: `{"path":"."}`},
+		}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "w1", Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`},
+			{ID: "w2", Name: "read_file", Arguments: `{"path":"x.txt"}`},
+		}},
+		llmtest.Text("done"),
+	)
+	e.writeWS("a.txt", "A\n")
+	e.writeWS("b.txt", "B\n")
+	r := e.run("", "run", "--json", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got := strings.Join(types(r.events(t)), " ")
+	// The read-only batch starts every call before any completes; the
+	// batch with a write runs one call after the other, in order.
+	wantPrefix := "tool.started:r1 tool.started:r2 tool.started:r3 "
+	wantSuffix := "tool.started:w1 tool.completed:w1 tool.started:w2 tool.completed:w2"
+	if !strings.HasPrefix(got, wantPrefix) || !strings.HasSuffix(got, wantSuffix) {
+		t.Errorf("tool events:\n%s\nwant prefix %q and suffix %q", got, wantPrefix, wantSuffix)
+	}
+	reqs := e.srv.ChatRequests()
+	// The results reach the model in call order.
+	var order []string
+	for _, m := range reqs[1].Chat.Messages {
+		if m.Role == "tool" {
+			order = append(order, m.ToolCallID)
+		}
+	}
+	if strings.Join(order, ",") != "r1,r2,r3" {
+		t.Errorf("tool results order %v", order)
+	}
+	if res := toolResults(reqs[2])["w2"]; !strings.Contains(res, "x") {
+		t.Errorf("the read after the write saw %q", res)
+	}
+}
+
+func TestRunIterationCap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := 0
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		n++
+		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"f.txt","offset":%d}`, n))
+	})
+	e.writeWS("f.txt", strings.Repeat("line\n", 10))
+	r := e.run("", "run", "--max-iterations", "3", "loop forever")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "Maximum agent iterations reached (3)") {
+		t.Errorf("stderr %q lacks the explicit message", r.stderr)
+	}
+	if got := len(e.srv.ChatRequests()); got != 3 {
+		t.Errorf("%d requests, want 3", got)
+	}
+}
+
+func TestRunDuplicateCall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.txt"}`}}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "read_file", Arguments: `{ "path": "a.txt" }`}}},
+		llmtest.Text("ok"),
+	)
+	e.writeWS("a.txt", "A\n")
+	r := e.run("", "run", "read a twice")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(e.srv.ChatRequests()[2])
+	if res["c2"] != "Duplicate tool call rejected; use the previous result instead." {
+		t.Errorf("second identical call got %q", res["c2"])
+	}
+}
+
+func TestRunToolErrorsBecomeResults(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "u", Name: "no_such_tool", Arguments: `{}`},
+			{ID: "j", Name: "read_file", Arguments: `{"path":`},
+			{ID: "s", Name: "read_file", Arguments: `{"path":5}`},
+			{ID: "o", Name: "read_file", Arguments: `{"path":"../outside.txt"}`},
+			{ID: "m", Name: "read_file", Arguments: `{"path":"missing.txt"}`},
+		}},
+		llmtest.Text("ok"),
+	)
+	r := e.run("", "run", "break things")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(e.srv.ChatRequests()[1])
+	for id, want := range map[string]string{
+		"u": `Tool failed: unknown tool "no_such_tool"`,
+		"j": "Tool failed: invalid JSON",
+		"s": "Tool failed: invalid arguments",
+		"o": "Tool failed:",
+		"m": "Tool failed:",
+	} {
+		if !strings.HasPrefix(res[id], want) {
+			t.Errorf("result of %s = %q, want prefix %q", id, res[id], want)
+		}
+	}
+	if !strings.Contains(res["o"], "outside") {
+		t.Errorf("outside path result %q does not say why", res["o"])
+	}
+}
+
+func TestRunRetryAfter429(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Status: 429, RetryAfter: "1"}, llmtest.Text("after the retry"))
+	r := e.run("", "run", "--json", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var retry *protocol.Event
+	for _, ev := range r.events(t) {
+		if ev.Type == protocol.EventRetry {
+			retry = &ev
+		}
+	}
+	if retry == nil || retry.DelayMS < 1000 || retry.DelayMS > 5000 {
+		t.Errorf("retry event %+v, want a delay honouring Retry-After: 1", retry)
+	}
+	if n := len(e.srv.ChatRequests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
+func TestRunStreamCutThenNextTurnWorks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "write_file", Arguments: `{"path":"never.txt","content":"should not be written"}`}}, CutMidArguments: true},
+		llmtest.Text("second turn works"),
+	)
+	r := e.run("", "run", "--json", "first")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	id := sessionOf(t, r.events(t))
+	d := e.show(id)
+	if d.Session.Status != protocol.StatusFailed || d.Session.LastError == "" {
+		t.Errorf("after a cut stream: status %s, error %q", d.Session.Status, d.Session.LastError)
+	}
+	for _, m := range d.Messages {
+		if m.Role == protocol.RoleAssistant {
+			t.Errorf("a partial assistant message was stored: %+v", m)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "never.txt")); err == nil {
+		t.Error("the cut call ran")
+	}
+	r2 := e.run("", "run", "--continue", "again")
+	if r2.code != 0 || !strings.Contains(r2.stdout, "second turn works") {
+		t.Fatalf("next turn: exit %d, %q %q", r2.code, r2.stdout, r2.stderr)
+	}
+	if d := e.show(id); d.Session.Status != protocol.StatusIdle {
+		t.Errorf("status after the next turn %s", d.Session.Status)
+	}
+}
+
+// startJSON starts mx-claw run --json and returns a channel of its events.
+func (e *env) startJSON(ctx context.Context, args ...string) (*exec.Cmd, <-chan protocol.Event, *bytes.Buffer) {
+	e.t.Helper()
+	cmd := e.command(ctx, append([]string{"run", "--json"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ch := make(chan protocol.Event, 64)
+	go func() {
+		defer close(ch)
+		dec := json.NewDecoder(stdout)
+		for {
+			var ev protocol.Event
+			if err := dec.Decode(&ev); err != nil {
+				io.Copy(io.Discard, stdout)
+				return
+			}
+			ch <- ev
+		}
+	}()
+	return cmd, ch, &errb
+}
+
+// waitFor reads events until one of type typ arrives.
+func waitFor(t *testing.T, ch <-chan protocol.Event, typ protocol.EventType) protocol.Event {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("stream ended before %s", typ)
+			}
+			if ev.Type == typ {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %s event in 30 s", typ)
+		}
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func TestRunSIGINTCancels(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Text: "this answer never ends", Hang: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, ch, errb := e.startJSON(ctx, "hang please")
+	ev := waitFor(t, ch, protocol.EventMessageDelta)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for range ch {
+	}
+	if code := exitCode(cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, errb)
+	}
+	d := e.show(ev.SessionID)
+	if d.Session.Status != protocol.StatusCancelled {
+		t.Errorf("status %s, want cancelled", d.Session.Status)
+	}
+}
+
+func TestRunSecondProcessFailsFast(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Text: "slow", Hang: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, ch, _ := e.startJSON(ctx, "first process")
+	ev := waitFor(t, ch, protocol.EventMessageDelta)
+	start := time.Now()
+	r := e.run("", "run", "--session", ev.SessionID, "second process")
+	if r.code != 1 {
+		t.Errorf("second process: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "busy") || !strings.Contains(r.stderr, fmt.Sprintf(":%d:", cmd.Process.Pid)) {
+		t.Errorf("second process error %q does not name the holder (pid %d)", r.stderr, cmd.Process.Pid)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("second process took %v to fail", d)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	for range ch {
+	}
+	cmd.Wait()
+	if n := len(e.srv.ChatRequests()); n != 1 {
+		t.Errorf("%d model requests, want only the first process's", n)
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(e *env)
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"unknown model", nil, "", []string{"run", "--model", "fake/nope", "hi"}, `unknown model "nope"`},
+		{"unknown provider", nil, "", []string{"run", "--model", "nope/x", "hi"}, `unknown provider "nope"`},
+		{"missing config", func(e *env) { os.Remove(filepath.Join(e.home, "config.json")) }, "", []string{"run", "hi"}, "mx-claw model configure"},
+		{"corrupt config", func(e *env) { e.writeHome("config.json", `{"version":1,"providers":`) }, "", []string{"run", "hi"}, "config.json is not valid JSON"},
+		{"empty prompt argument", nil, "", []string{"run", "  "}, "prompt is empty"},
+		{"empty prompt on stdin", nil, "\n\n", []string{"run"}, "prompt is empty"},
+		{"unknown session", nil, "", []string{"run", "--session", "does-not-exist", "hi"}, "session does-not-exist does not exist"},
+		{"session and continue", nil, "", []string{"run", "--session", "x", "--continue", "hi"}, "cannot be used together"},
+		{"bad flag", nil, "", []string{"run", "--no-such-flag", "hi"}, "unknown flag"},
+		{"bad max iterations", nil, "", []string{"run", "--max-iterations", "-1", "hi"}, "must be positive"},
+		{"missing cwd", nil, "", []string{"run", "--cwd", "/does/not/exist", "hi"}, "does not exist"},
+		{"show unknown session", nil, "", []string{"sessions", "show", "nope"}, "session nope does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			if tt.setup != nil {
+				tt.setup(e)
+			}
+			before, _ := os.ReadFile(filepath.Join(e.home, "config.json"))
+			r := e.run(tt.stdin, tt.args...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2\nstderr: %s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr %q lacks %q", r.stderr, tt.want)
+			}
+			after, _ := os.ReadFile(filepath.Join(e.home, "config.json"))
+			if !bytes.Equal(before, after) {
+				t.Errorf("config changed from %q to %q", before, after)
+			}
+			if n := len(e.srv.ChatRequests()); n != 0 {
+				t.Errorf("%d model requests for bad input", n)
+			}
+		})
+	}
+}
+
+func TestRunPromptFromStdinAndContinue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Text("one"), llmtest.Text("two"))
+	r := e.run("what is in this repo?\n", "run", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := sessionOf(t, r.events(t))
+	r2 := e.run("", "run", "--continue", "--json", "and then?")
+	if r2.code != 0 {
+		t.Fatalf("exit %d: %s", r2.code, r2.stderr)
+	}
+	if id2 := sessionOf(t, r2.events(t)); id2 != id {
+		t.Errorf("--continue used session %s, want %s", id2, id)
+	}
+	reqs := e.srv.ChatRequests()
+	msgs := reqs[1].Chat.Messages
+	var contents []string
+	for _, m := range msgs {
+		contents = append(contents, m.Role+":"+m.Content)
+	}
+	if got := strings.Join(contents[1:], "|"); got != "user:what is in this repo?\n|assistant:one|user:and then?" {
+		t.Errorf("second turn sent %q", got)
+	}
+	// The system prompt is frozen: the same text both times.
+	if reqs[0].Chat.Messages[0].Content != msgs[0].Content {
+		t.Error("system prompt changed between turns")
+	}
+}

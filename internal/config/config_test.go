@@ -1,0 +1,171 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadMissingHasBuiltins(t *testing.T) {
+	t.Parallel()
+	c, err := Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Exists() {
+		t.Error("Exists() = true for a missing file")
+	}
+	for _, name := range []string{"openai", "deepseek", "ollama"} {
+		if _, ok := c.Providers[name]; !ok {
+			t.Errorf("built-in provider %s missing", name)
+		}
+	}
+	_, err = c.Resolve("")
+	if err == nil || !strings.Contains(err.Error(), "mx-claw model configure") {
+		t.Errorf("Resolve(\"\") on a missing config: %v, want a hint naming the command", err)
+	}
+}
+
+func TestLoadBadFilesUntouched(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, content, want string
+	}{
+		{"corrupt JSON", `{"version":1,"providers":{`, "is not valid JSON"},
+		{"newer version", `{"version":99}`, "newer than this mx-claw supports"},
+		{"no version", `{"activeProvider":"x"}`, `no valid "version"`},
+		{"null provider", `{"version":1,"providers":{"x":null}}`, `provider "x" is null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			path := filepath.Join(home, FileName)
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(home)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Load: %v, want an error naming %s and saying %q", err, path, tt.want)
+			}
+			got, _ := os.ReadFile(path)
+			if string(got) != tt.content {
+				t.Errorf("file changed to %q", got)
+			}
+		})
+	}
+}
+
+func TestSaveRoundTripNeverWritesKeys(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	c, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Providers["local"] = &Provider{Name: "local", Kind: KindCustom, BaseURL: "http://127.0.0.1:1/v1",
+		Model: "m1", Models: []string{"m1", "m2"}, APIKey: "sk-secret-value", Configured: true}
+	c.Providers["openai"].APIKey = "sk-other-secret"
+	c.ActiveProvider = "local"
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(home, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("secret")) {
+		t.Errorf("saved config contains a key: %s", data)
+	}
+	if !json.Valid(data) {
+		t.Errorf("saved config is not JSON: %s", data)
+	}
+	for path, want := range map[string]os.FileMode{home: 0o700, filepath.Join(home, FileName): 0o600} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
+	}
+	c2, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := c2.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.String() != "local/m1" || ref.Provider.APIKey != "" {
+		t.Errorf("Resolve(\"\") = %s (key %q), want local/m1 without key", ref, ref.Provider.APIKey)
+	}
+	if ref.Provider.Kind != KindCustom {
+		t.Errorf("kind %q, want custom", ref.Provider.Kind)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	c := &Config{Version: 1, ActiveProvider: "local", Providers: Builtins(), path: "cfg.json", exists: true}
+	c.Providers["local"] = &Provider{Name: "local", BaseURL: "http://x/v1", Model: "m1", Models: []string{"m1", "m2"}}
+	tests := []struct {
+		id, want, wantErr string
+	}{
+		{"", "local/m1", ""},
+		{"m2", "local/m2", ""},
+		{"local/m2", "local/m2", ""},
+		{"openai/gpt-4o", "openai/gpt-4o", ""},
+		{"local/nope", "", `unknown model "nope" for provider local`},
+		{"nope/m1", "", `unknown provider "nope"`},
+		{"local/", "", "names no model"},
+	}
+	for _, tt := range tests {
+		ref, err := c.Resolve(tt.id)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Resolve(%q) error %v, want %q", tt.id, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || ref.String() != tt.want {
+			t.Errorf("Resolve(%q) = %v, %v; want %s", tt.id, ref, err, tt.want)
+		}
+	}
+}
+
+func TestReady(t *testing.T) {
+	t.Parallel()
+	b := Builtins()
+	tests := []struct {
+		p       *Provider
+		key     string
+		wantErr string
+	}{
+		{b["openai"], "", "needs an API key; set OPENAI_API_KEY"},
+		{b["openai"], "k", ""},
+		{b["ollama"], "", "has no models"},
+		{&Provider{Name: "x", Models: []string{"a"}, Model: "a"}, "", "has no base URL"},
+		{&Provider{Name: "x", BaseURL: "u", Models: []string{"a"}}, "", "has no default model"},
+	}
+	for _, tt := range tests {
+		err := Ready(tt.p, tt.key)
+		if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("Ready(%s, %q) = %v, want %q", tt.p.Name, tt.key, err, tt.wantErr)
+		}
+	}
+}
+
+func TestKeyEnvVars(t *testing.T) {
+	got := KeyEnvVars("my-gw.1")
+	if got[len(got)-1] != "MX_CLAW_API_KEY_MY_GW_1" {
+		t.Errorf("KeyEnvVars = %v", got)
+	}
+	t.Setenv("MX_CLAW_API_KEY_MY_GW_1", " k1 ")
+	if EnvKey("my-gw.1") != "k1" {
+		t.Errorf("EnvKey = %q", EnvKey("my-gw.1"))
+	}
+}

@@ -1,0 +1,249 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm"
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root, such as "https://api.openai.com/v1" or
+	// "http://127.0.0.1:1234/v1"; the client posts to
+	// BaseURL + "/chat/completions". A trailing slash, or a trailing
+	// "/chat/completions", is tolerated.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer APIKey" when it is not
+	// empty. It never appears in errors.
+	APIKey string
+	// HTTPClient sends the requests; nil means http.DefaultClient. Its
+	// Timeout, if any, also bounds reading the stream, so leave it 0 and
+	// use the context instead.
+	HTTPClient *http.Client
+	// Retry is the retry policy; the zero value means
+	// llm.DefaultRetryPolicy().
+	Retry llm.RetryPolicy
+	// Headers are added to every request, after the client's own (so they
+	// may replace Content-Type or Authorization, for gateways that want
+	// an "api-key" header instead).
+	Headers map[string]string
+	// Sleep waits between attempts; nil means llm.Sleep. It must return
+	// ctx's error at once when ctx ends. Tests inject it to record delays.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Client is an llm.Client for one OpenAI-compatible server. It is safe for
+// concurrent use.
+type Client struct {
+	url     string
+	apiKey  string
+	http    *http.Client
+	retry   llm.RetryPolicy
+	headers [][2]string
+	sleep   func(ctx context.Context, d time.Duration) error
+	now     func() time.Time
+}
+
+var _ llm.Client = (*Client)(nil)
+
+// New returns a client for cfg. It does not contact the server.
+func New(cfg Config) *Client {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	base = strings.TrimSuffix(base, "/chat/completions")
+	c := &Client{
+		url:    base + "/chat/completions",
+		apiKey: cfg.APIKey,
+		http:   cfg.HTTPClient,
+		retry:  cfg.Retry.OrDefault(),
+		sleep:  cfg.Sleep,
+		now:    time.Now,
+	}
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
+	if c.sleep == nil {
+		c.sleep = llm.Sleep
+	}
+	for k, v := range cfg.Headers {
+		c.headers = append(c.headers, [2]string{http.CanonicalHeaderKey(k), v})
+	}
+	return c
+}
+
+// Stream implements llm.Client. It posts req with stream set and returns
+// the assembled response.
+//
+// Errors: a non-2xx answer is an *llm.APIError; a failure after the
+// stream started is an *llm.StreamError; a connection failure wraps the
+// transport's error; when ctx ends, ctx.Err() is returned as it is.
+// Retryable failures are retried first, per the Config's policy, each
+// announced to onDelta as an llm.DeltaRetry before the wait.
+func (c *Client) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
+	body := appendRequest(make([]byte, 0, requestSize(req)), req)
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		resp, retryAfter, err := c.send(ctx, body)
+		if err == nil {
+			return c.read(ctx, resp, onDelta)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !retryable(err) {
+			return nil, err
+		}
+		delay, ok := c.retry.Next(attempt, retryAfter)
+		if !ok {
+			return nil, err
+		}
+		if onDelta != nil {
+			onDelta(llm.Delta{Kind: llm.DeltaRetry, Attempt: attempt, Err: err, Delay: int64(delay)})
+		}
+		if err := c.sleep(ctx, delay); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+	}
+}
+
+// send makes one attempt. It returns the response only for a 2xx status;
+// for any other it returns an *llm.APIError and the Retry-After wait.
+func (c *Client) send(ctx context.Context, body []byte) (*http.Response, time.Duration, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, fmt.Errorf("build request: %w", err)
+	}
+	h := hreq.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if c.apiKey != "" {
+		h.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	for _, kv := range c.headers {
+		h[kv[0]] = []string{kv[1]}
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, 0, &connError{err: err}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, 0, nil
+	}
+	defer resp.Body.Close()
+	// Read a little more than the error keeps, so that a JSON error with
+	// a long field (Groq's failed_generation) still parses.
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorReadLimit))
+	retryAfter := c.retryAfter(resp.Header)
+	apiErr := llm.NewAPIError(resp.StatusCode, raw, retryAfter)
+	switch resp.Header.Get("X-Should-Retry") {
+	case "true":
+		apiErr.Retryable = true
+	case "false":
+		apiErr.Retryable = false
+	}
+	return nil, retryAfter, apiErr
+}
+
+// errorReadLimit bounds how much of an error body is read.
+const errorReadLimit = 16 << 10
+
+// retryAfter returns the wait a response asks for: OpenAI's
+// retry-after-ms, else Retry-After, else 0.
+func (c *Client) retryAfter(h http.Header) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms <= 1e9 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	d, _ := llm.ParseRetryAfter(h.Get("Retry-After"), c.now())
+	return d
+}
+
+// read decodes a 2xx response and closes its body.
+func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm.Delta)) (*llm.Response, error) {
+	defer resp.Body.Close()
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		return nil, jsonInsteadOfStream(resp)
+	}
+	out, err := readStream(ctx, resp.Body, onDelta)
+	if err == nil {
+		drain(resp.Body)
+	}
+	return out, err
+}
+
+// jsonInsteadOfStream explains a 2xx JSON body where a stream was asked
+// for: usually an error some gateways send with status 200, else a
+// server that ignored "stream":true.
+func jsonInsteadOfStream(resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorReadLimit))
+	if p, ok := llm.ParseErrorPayload(raw); ok {
+		return &llm.StreamError{Type: p.Type, Code: p.Code, Message: p.Message, Status: p.Status}
+	}
+	return &llm.StreamError{Err: fmt.Errorf("%w: the server sent JSON, not an event stream; it may not support streaming", llm.ErrIncompleteStream)}
+}
+
+// drain reads the rest of a finished stream (normally nothing more than
+// the end of the chunked body), so the connection can be reused. It gives
+// up after a bound, closing the connection instead.
+func drain(body io.ReadCloser) {
+	t := time.AfterFunc(200*time.Millisecond, func() { body.Close() })
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, body, 64<<10)
+}
+
+// connError is a failure to get a response at all.
+type connError struct{ err error }
+
+func (e *connError) Error() string { return "send request: " + e.err.Error() }
+func (e *connError) Unwrap() error { return e.err }
+
+// retryable reports whether an attempt that failed with err may be sent
+// again.
+func retryable(err error) bool {
+	var apiErr *llm.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Retryable
+	}
+	var ce *connError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return dnsErr.IsTimeout || dnsErr.IsTemporary
+	}
+	var certErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	if errors.As(err, &certErr) || errors.As(err, &recErr) {
+		return false
+	}
+	var opErr *net.OpError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &opErr),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return true
+	case errors.As(err, &netErr):
+		return netErr.Timeout()
+	}
+	return false
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// The statuses an approval may have.
+const (
+	ApprovalPending   = "pending"
+	ApprovalApproved  = "approved"
+	ApprovalRejected  = "rejected"
+	ApprovalCancelled = "cancelled"
+)
+
+// CreateApproval stores a pending approval; a.ID must be set. It sets
+// a.Status to pending and a zero a.CreatedAt to now (UTC, to the
+// millisecond). A missing session is ErrNotFound.
+func (s *SQLite) CreateApproval(ctx context.Context, a *protocol.Approval) error {
+	if a.ID == "" {
+		return fmt.Errorf("create approval: session %s: empty id", a.SessionID)
+	}
+	call, err := json.Marshal(a.Call)
+	if err != nil {
+		return fmt.Errorf("create approval %s: %w", a.ID, err)
+	}
+	remaining := a.Remaining
+	if remaining == nil {
+		remaining = []protocol.ToolCall{}
+	}
+	rem, err := json.Marshal(remaining)
+	if err != nil {
+		return fmt.Errorf("create approval %s: %w", a.ID, err)
+	}
+	created := s.stamp(a.CreatedAt)
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO approvals
+(id, session_id, turn_id, call, summary, remaining, status, feedback, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 'pending', '', ?)`,
+		a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), ms(created)); err != nil {
+		return sessionError("create approval "+a.ID, a.SessionID, err)
+	}
+	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = ApprovalPending, "", created, time.Time{}
+	return nil
+}
+
+// PendingApprovals returns the session's pending approvals, oldest first.
+func (s *SQLite) PendingApprovals(ctx context.Context, sessionID string) ([]protocol.Approval, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, session_id, turn_id, call, summary, remaining,
+status, feedback, created_at FROM approvals
+WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []protocol.Approval{}
+	for rows.Next() {
+		var a protocol.Approval
+		var call, rem []byte
+		var created int64
+		if err := rows.Scan(&a.ID, &a.SessionID, &a.TurnID, &call, &a.Summary, &rem,
+			&a.Status, &a.Feedback, &created); err != nil {
+			return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+		}
+		if err := json.Unmarshal(call, &a.Call); err != nil {
+			return nil, fmt.Errorf("pending approvals: approval %s: call: %w", a.ID, err)
+		}
+		if err := json.Unmarshal(rem, &a.Remaining); err != nil {
+			return nil, fmt.Errorf("pending approvals: approval %s: remaining: %w", a.ID, err)
+		}
+		if len(a.Remaining) == 0 {
+			a.Remaining = nil
+		}
+		a.CreatedAt = fromMS(created)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// ResolveApproval marks a pending approval "approved" or "rejected" with
+// the person's feedback. It fails with an error wrapping ErrNotFound if no
+// such approval is pending, so of two front ends answering the same
+// approval, exactly one succeeds.
+func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error {
+	if status != ApprovalApproved && status != ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, ApprovalApproved, ApprovalRejected)
+	}
+	res, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, feedback = ?, resolved_at = ?
+WHERE session_id = ? AND id = ? AND status = 'pending'`,
+		status, feedback, ms(s.now()), sessionID, id)
+	if err != nil {
+		return fmt.Errorf("resolve approval %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("resolve approval %s: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("resolve approval %s: no such pending approval in session %s: %w", id, sessionID, ErrNotFound)
+	}
+	return nil
+}
+
+// ClearPendingApprovals marks all the session's pending approvals
+// "cancelled".
+func (s *SQLite) ClearPendingApprovals(ctx context.Context, sessionID string) error {
+	if _, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = 'cancelled', resolved_at = ?
+WHERE session_id = ? AND status = 'pending'`, ms(s.now()), sessionID); err != nil {
+		return fmt.Errorf("clear pending approvals: session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// EnqueueInput stores a user message to send when the session is free. A
+// missing session is ErrNotFound.
+func (s *SQLite) EnqueueInput(ctx context.Context, sessionID, content string) (protocol.QueuedInput, error) {
+	created := s.stamp(s.now())
+	var id int64
+	err := s.w.QueryRowContext(ctx, `INSERT INTO queued_inputs (session_id, content, created_at)
+VALUES (?, ?, ?) RETURNING id`, sessionID, content, ms(created)).Scan(&id)
+	if err != nil {
+		return protocol.QueuedInput{}, sessionError("enqueue input", sessionID, err)
+	}
+	return protocol.QueuedInput{ID: id, SessionID: sessionID, Content: content, CreatedAt: created}, nil
+}
+
+// TakeInputs removes and returns the session's queued inputs, oldest first,
+// in one DELETE ... RETURNING statement: an input is taken by exactly one
+// caller.
+func (s *SQLite) TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error) {
+	rows, err := s.w.QueryContext(ctx, `DELETE FROM queued_inputs WHERE session_id = ?
+RETURNING id, content, created_at`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []protocol.QueuedInput{}
+	for rows.Next() {
+		q := protocol.QueuedInput{SessionID: sessionID}
+		var created int64
+		if err := rows.Scan(&q.ID, &q.Content, &created); err != nil {
+			return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, err)
+		}
+		q.CreatedAt = fromMS(created)
+		out = append(out, q)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, err)
+	}
+	// RETURNING yields rows in no promised order.
+	slices.SortFunc(out, func(a, b protocol.QueuedInput) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// A step of the agent stores one message and a few events; these measure
+// each append on its own.
+
+func BenchmarkAppendMessage(b *testing.B) {
+	ctx := context.Background()
+	s := openTest(b)
+	newSession(b, s, "s")
+	m := protocol.Message{Role: protocol.RoleAssistant, Content: "Here is the plan: read the file, then edit it.",
+		ToolCalls: []protocol.ToolCall{{ID: "call_1", Name: "read", Arguments: `{"path":"main.go"}`}},
+		Usage:     &protocol.Usage{InputTokens: 1200, OutputTokens: 80}}
+	b.ReportAllocs()
+	for b.Loop() {
+		mm := m
+		if _, err := s.AppendMessage(ctx, "s", &mm); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendEvent(b *testing.B) {
+	ctx := context.Background()
+	s := openTest(b)
+	newSession(b, s, "s")
+	ok := true
+	e := protocol.Event{Type: protocol.EventToolCompleted, SessionID: "s", TurnID: "t1",
+		ToolCallID: "call_1", ToolName: "read", Summary: "read main.go", OK: &ok, Preview: "package main", DurationMS: 3, Step: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		ee := e
+		if err := s.AppendEvent(ctx, &ee); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStep is one agent step: a message and three events.
+func BenchmarkStep(b *testing.B) {
+	ctx := context.Background()
+	s := openTest(b)
+	newSession(b, s, "s")
+	b.ReportAllocs()
+	for b.Loop() {
+		m := protocol.Message{Role: protocol.RoleAssistant, Content: "done"}
+		if _, err := s.AppendMessage(ctx, "s", &m); err != nil {
+			b.Fatal(err)
+		}
+		for _, typ := range []protocol.EventType{protocol.EventMessageCompleted, protocol.EventUsage, protocol.EventSessionUpdated} {
+			e := protocol.Event{Type: typ, SessionID: "s", Message: &m}
+			if err := s.AppendEvent(ctx, &e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+const sessionColumns = `id, title, workspace, model, status, parent_id, last_error,
+input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+message_count, created_at, updated_at`
+
+// CreateSession stores a new session. s.ID must be set. Zero CreatedAt and
+// UpdatedAt become now and an empty Status becomes idle; the times in s are
+// set to what the store keeps (UTC, to the millisecond).
+func (s *SQLite) CreateSession(ctx context.Context, sess *protocol.Session) error {
+	if sess.ID == "" {
+		return errors.New("create session: empty id")
+	}
+	created := s.stamp(sess.CreatedAt)
+	updated := created
+	if !sess.UpdatedAt.IsZero() {
+		updated = s.stamp(sess.UpdatedAt)
+	}
+	status := sess.Status
+	if status == "" {
+		status = protocol.StatusIdle
+	}
+	u := sess.Usage
+	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+		sess.ID, sess.Title, sess.Workspace, sess.Model, string(status), sess.ParentID, sess.LastError,
+		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
+		ms(created), ms(updated))
+	if err != nil {
+		return fmt.Errorf("create session %s: %w", sess.ID, err)
+	}
+	sess.CreatedAt, sess.UpdatedAt, sess.Status, sess.MessageCount = created, updated, status, 0
+	return nil
+}
+
+// GetSession returns a session or an error wrapping ErrNotFound.
+func (s *SQLite) GetSession(ctx context.Context, id string) (*protocol.Session, error) {
+	sess, err := scanSession(s.st.getSession.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get session %s: %w", id, err)
+	}
+	return &sess, nil
+}
+
+// ListSessions returns sessions, most recently updated first.
+func (s *SQLite) ListSessions(ctx context.Context, opts ListOptions) ([]protocol.Session, error) {
+	var q strings.Builder
+	var args []any
+	q.WriteString(`SELECT ` + sessionColumns + ` FROM sessions`)
+	if opts.Workspace != "" {
+		q.WriteString(` WHERE workspace = ?`)
+		args = append(args, opts.Workspace)
+	}
+	q.WriteString(` ORDER BY updated_at DESC, rowid DESC`)
+	if opts.Limit > 0 {
+		q.WriteString(` LIMIT ?`)
+		args = append(args, opts.Limit)
+	}
+	rows, err := s.r.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []protocol.Session{}
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateSession stores title, model, status, last error and usage of s and
+// sets its UpdatedAt to now. It also refreshes s's CreatedAt and
+// MessageCount from the store. A missing session is ErrNotFound.
+func (s *SQLite) UpdateSession(ctx context.Context, sess *protocol.Session) error {
+	updated := s.stamp(s.now())
+	u := sess.Usage
+	var count, created int64
+	err := s.w.QueryRowContext(ctx, `UPDATE sessions SET title = ?, model = ?, status = ?,
+last_error = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?,
+reasoning_tokens = ?, updated_at = ?
+WHERE id = ? RETURNING message_count, created_at`,
+		sess.Title, sess.Model, string(sess.Status), sess.LastError,
+		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
+		ms(updated), sess.ID).Scan(&count, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("update session: session %s: %w", sess.ID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("update session %s: %w", sess.ID, err)
+	}
+	sess.UpdatedAt, sess.MessageCount, sess.CreatedAt = updated, count, fromMS(created)
+	return nil
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanSession(r rowScanner) (protocol.Session, error) {
+	var sess protocol.Session
+	var status string
+	var created, updated int64
+	err := r.Scan(&sess.ID, &sess.Title, &sess.Workspace, &sess.Model, &status,
+		&sess.ParentID, &sess.LastError,
+		&sess.Usage.InputTokens, &sess.Usage.OutputTokens, &sess.Usage.CachedTokens,
+		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated)
+	if err != nil {
+		return protocol.Session{}, err
+	}
+	sess.Status = protocol.SessionStatus(status)
+	sess.CreatedAt, sess.UpdatedAt = fromMS(created), fromMS(updated)
+	return sess, nil
+}

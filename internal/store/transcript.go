@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// AppendMessage appends m to the session's transcript in one short write
+// transaction: it assigns the next Seq, stores m (as JSON, Seq included),
+// and bumps the session's MessageCount and UpdatedAt. It sets m.Seq once
+// the transaction has committed. A missing session is ErrNotFound.
+func (s *SQLite) AppendMessage(ctx context.Context, sessionID string, m *protocol.Message) (int64, error) {
+	now := ms(s.now())
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	}
+	defer rollback(tx)
+	res, err := tx.StmtContext(ctx, s.st.bumpSession).ExecContext(ctx, now, sessionID)
+	if err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	} else if n == 0 {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, ErrNotFound)
+	}
+	var seq int64
+	if err := tx.StmtContext(ctx, s.st.nextMessageSeq).QueryRowContext(ctx, sessionID).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	}
+	stored := *m
+	stored.Seq = seq
+	content, err := json.Marshal(&stored)
+	if err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	}
+	if _, err := tx.StmtContext(ctx, s.st.insertMessage).ExecContext(ctx,
+		sessionID, seq, string(m.Role), string(content), now); err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+	}
+	m.Seq = seq
+	return seq, nil
+}
+
+// Messages returns the session's messages with Seq > afterSeq, in order.
+// It reads through the (session_id, seq) primary key, so reading the tail
+// of a long transcript costs only the tail.
+func (s *SQLite) Messages(ctx context.Context, sessionID string, afterSeq int64) ([]protocol.Message, error) {
+	rows, err := s.st.messages.QueryContext(ctx, sessionID, afterSeq)
+	if err != nil {
+		return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []protocol.Message{}
+	for rows.Next() {
+		var seq int64
+		var content []byte
+		if err := rows.Scan(&seq, &content); err != nil {
+			return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
+		}
+		var m protocol.Message
+		if err := json.Unmarshal(content, &m); err != nil {
+			return nil, fmt.Errorf("messages: session %s: message %d: %w", sessionID, seq, err)
+		}
+		m.Seq = seq
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// AppendEvent stores e in one short write transaction, assigning the next
+// Sequence of its session (1, 2, ...). The stored payload is e's JSON with
+// that Sequence; a zero Timestamp becomes now, and the Timestamp is stored
+// in UTC. e.Sequence and e.Timestamp are set once the transaction has
+// committed, so e equals what Events returns. A missing session is
+// ErrNotFound.
+//
+// The store keeps whatever it is given; not storing deltas (see
+// protocol.EventType.Stored) is the caller's choice.
+func (s *SQLite) AppendEvent(ctx context.Context, e *protocol.Event) error {
+	now := s.now()
+	ts := e.Timestamp
+	if ts.IsZero() {
+		ts = now
+	}
+	ts = ts.UTC()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+	}
+	defer rollback(tx)
+	var seq int64
+	if err := tx.StmtContext(ctx, s.st.nextEventSeq).QueryRowContext(ctx, e.SessionID).Scan(&seq); err != nil {
+		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+	}
+	stored := *e
+	stored.Sequence, stored.Timestamp = seq, ts
+	payload, err := json.Marshal(&stored)
+	if err != nil {
+		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+	}
+	if _, err := tx.StmtContext(ctx, s.st.insertEvent).ExecContext(ctx,
+		e.SessionID, seq, string(e.Type), string(payload), ms(now)); err != nil {
+		return sessionError("append event", e.SessionID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+	}
+	e.Sequence, e.Timestamp = seq, ts
+	return nil
+}
+
+// Events returns the session's events with Sequence > afterSeq, in order;
+// limit 0 means all.
+func (s *SQLite) Events(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]protocol.Event, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.st.events.QueryContext(ctx, sessionID, afterSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []protocol.Event{}
+	for rows.Next() {
+		var seq int64
+		var payload []byte
+		if err := rows.Scan(&seq, &payload); err != nil {
+			return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
+		}
+		var e protocol.Event
+		if err := json.Unmarshal(payload, &e); err != nil {
+			return nil, fmt.Errorf("events: session %s: event %d: %w", sessionID, seq, err)
+		}
+		e.Sequence = seq
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+func TestMessagesRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newTestClock()
+	s := openTest(t, WithClock(clock.Now))
+	newSession(t, s, "s1")
+	newSession(t, s, "s2")
+
+	msgs := []protocol.Message{
+		{Role: protocol.RoleSystem, Content: "you are"},
+		{Role: protocol.RoleUser, Content: "hi", TurnID: "t1"},
+		{Role: protocol.RoleAssistant, Content: "calling", Reasoning: "hmm", TurnID: "t1",
+			ToolCalls: []protocol.ToolCall{{ID: "c1", Name: "read", Arguments: `{"path":"a"}`}},
+			Usage:     &protocol.Usage{InputTokens: 5, OutputTokens: 6}},
+		{Role: protocol.RoleTool, Content: "Tool failed: nope", ToolCallID: "c1", ToolName: "read", IsError: true},
+	}
+	for i := range msgs {
+		clock.Add(time.Second)
+		m := msgs[i]
+		seq, err := s.AppendMessage(ctx, "s1", &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seq != int64(i+1) || m.Seq != seq {
+			t.Fatalf("AppendMessage #%d: seq %d, m.Seq %d", i, seq, m.Seq)
+		}
+		msgs[i].Seq = seq
+	}
+	if seq, err := s.AppendMessage(ctx, "s2", &protocol.Message{Role: protocol.RoleUser}); err != nil || seq != 1 {
+		t.Errorf("first message of s2: seq %d, %v", seq, err)
+	}
+
+	got, err := s.Messages(ctx, "s1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, msgs) {
+		t.Errorf("Messages = %+v\nwant       %+v", got, msgs)
+	}
+	got, _ = s.Messages(ctx, "s1", 2)
+	if !reflect.DeepEqual(got, msgs[2:]) {
+		t.Errorf("Messages(after 2) = %+v", got)
+	}
+	got, _ = s.Messages(ctx, "s1", 4)
+	if got == nil || len(got) != 0 {
+		t.Errorf("Messages(after 4) = %#v, want empty", got)
+	}
+
+	sess, _ := s.GetSession(ctx, "s1")
+	if sess.MessageCount != 4 || !sess.UpdatedAt.Equal(clock.Now()) {
+		t.Errorf("session after appends: count %d, updated %v (now %v)", sess.MessageCount, sess.UpdatedAt, clock.Now())
+	}
+
+	m := protocol.Message{Role: protocol.RoleUser}
+	if _, err := s.AppendMessage(ctx, "nope", &m); !errors.Is(err, ErrNotFound) || m.Seq != 0 {
+		t.Errorf("AppendMessage(nope) = %v, Seq %d", err, m.Seq)
+	}
+}
+
+func TestEventsRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newTestClock()
+	s := openTest(t, WithClock(clock.Now))
+	sess := newSession(t, s, "s1")
+	ok := true
+	local := time.Date(2026, 3, 1, 13, 0, 0, 123_456_789, time.FixedZone("CET", 3600))
+
+	events := []protocol.Event{
+		{Type: protocol.EventSessionCreated, SessionID: "s1", Model: "p/m", Session: sess, Timestamp: local},
+		{Type: protocol.EventTurnStarted, SessionID: "s1", TurnID: "t1"}, // zero Timestamp: now
+		{Type: protocol.EventToolCompleted, SessionID: "s1", TurnID: "t1", ToolCallID: "c1", ToolName: "shell",
+			Arguments: json.RawMessage(`{"cmd":"ls"}`), Summary: "ls", OK: &ok, Preview: "a\nb", DurationMS: 12, Step: 1,
+			Message: &protocol.Message{Seq: 3, Role: protocol.RoleTool, Content: "a\nb", ToolCallID: "c1"}},
+		{Type: protocol.EventUsage, SessionID: "s1", Usage: &protocol.Usage{InputTokens: 9}},
+		{Type: protocol.EventTurnFailed, SessionID: "s1", Error: "x", Status: protocol.StatusFailed},
+	}
+	for i := range events {
+		if err := s.AppendEvent(ctx, &events[i]); err != nil {
+			t.Fatal(err)
+		}
+		if events[i].Sequence != int64(i+1) {
+			t.Fatalf("event #%d: Sequence %d", i, events[i].Sequence)
+		}
+	}
+	if !events[0].Timestamp.Equal(local) || events[0].Timestamp.Location() != time.UTC {
+		t.Errorf("Timestamp = %v, want %v in UTC", events[0].Timestamp, local)
+	}
+	if !events[1].Timestamp.Equal(clock.Now()) {
+		t.Errorf("zero Timestamp became %v, want %v", events[1].Timestamp, clock.Now())
+	}
+
+	got, err := s.Events(ctx, "s1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, events) {
+		t.Errorf("Events = %+v\nwant     %+v", got, events)
+	}
+	for _, tc := range []struct {
+		after      int64
+		limit      int
+		start, end int
+	}{
+		{0, 2, 0, 2},
+		{2, 0, 2, 5},
+		{2, 2, 2, 4},
+		{5, 0, 5, 5},
+		{4, 10, 4, 5},
+	} {
+		got, err := s.Events(ctx, "s1", tc.after, tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, events[tc.start:tc.end]) {
+			t.Errorf("Events(after %d, limit %d) = %d events, want %v", tc.after, tc.limit, len(got), events[tc.start:tc.end])
+		}
+	}
+
+	// The stored payload is the whole event, sequence included.
+	var payload string
+	if err := s.r.QueryRow(`SELECT payload FROM events WHERE session_id = 's1' AND sequence = 2`).Scan(&payload); err != nil {
+		t.Fatal(err)
+	}
+	var decoded protocol.Event
+	if err := json.Unmarshal([]byte(payload), &decoded); err != nil || decoded.Sequence != 2 || decoded.Type != protocol.EventTurnStarted {
+		t.Errorf("payload %s decodes to %+v, %v", payload, decoded, err)
+	}
+
+	e := protocol.Event{Type: protocol.EventTurnStarted, SessionID: "nope"}
+	if err := s.AppendEvent(ctx, &e); !errors.Is(err, ErrNotFound) || e.Sequence != 0 {
+		t.Errorf("AppendEvent(nope) = %v, Sequence %d", err, e.Sequence)
+	}
+}
+
+// TestConcurrentAppends appends events and messages from 8 goroutines on
+// each of two handles of one file (two processes, as far as SQLite can
+// tell) and checks that sequences are 1..N, each exactly once.
+func TestConcurrentAppends(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mx-claw.db")
+	a, b := openAt(t, path), openAt(t, path)
+	newSession(t, a, "s")
+	const goroutines, perGoroutine = 8, 25
+	handles := []*SQLite{a, b}
+
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*goroutines*len(handles))
+	var mu sync.Mutex
+	eventSeqs, messageSeqs := map[int64]string{}, map[int64]string{}
+	for h, s := range handles {
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range perGoroutine {
+					tag := fmt.Sprintf("h%d-g%d-%d", h, g, i)
+					e := protocol.Event{Type: protocol.EventUsage, SessionID: "s", TurnID: tag}
+					if err := s.AppendEvent(ctx, &e); err != nil {
+						errs <- err
+						return
+					}
+					m := protocol.Message{Role: protocol.RoleUser, Content: tag}
+					seq, err := s.AppendMessage(ctx, "s", &m)
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					eventSeqs[e.Sequence] = tag
+					messageSeqs[seq] = tag
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	n := len(handles) * goroutines * perGoroutine
+	events, err := b.Events(ctx, "s", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := a.Messages(ctx, "s", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != n || len(eventSeqs) != n || len(msgs) != n || len(messageSeqs) != n {
+		t.Fatalf("got %d events (%d distinct), %d messages (%d distinct), want %d",
+			len(events), len(eventSeqs), len(msgs), len(messageSeqs), n)
+	}
+	for i := range n {
+		if events[i].Sequence != int64(i+1) || events[i].TurnID != eventSeqs[int64(i+1)] {
+			t.Fatalf("event %d: %+v, appended as %q", i, events[i], eventSeqs[int64(i+1)])
+		}
+		if msgs[i].Seq != int64(i+1) || msgs[i].Content != messageSeqs[int64(i+1)] {
+			t.Fatalf("message %d: %+v, appended as %q", i, msgs[i], messageSeqs[int64(i+1)])
+		}
+	}
+	sess, _ := a.GetSession(ctx, "s")
+	if sess.MessageCount != int64(n) {
+		t.Errorf("MessageCount = %d, want %d", sess.MessageCount, n)
+	}
+}

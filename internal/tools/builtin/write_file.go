@@ -1,0 +1,82 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mx-claw/mx-claw/internal/tools"
+)
+
+//go:embed write_file.md
+var writeFileDescription string
+
+const writeFileSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {
+      "type": "string",
+      "description": "The file to write, relative to the workspace root (or absolute inside it)."
+    },
+    "content": {
+      "type": "string",
+      "description": "The complete content of the file."
+    }
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`
+
+// newFileMode is the mode of files write_file creates (less the umask).
+const newFileMode = 0o644
+
+// writeFile is the write_file tool.
+type writeFile struct{}
+
+func newWriteFile() *writeFile { return &writeFile{} }
+
+type writeFileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (*writeFile) Name() string            { return "write_file" }
+func (*writeFile) Description() string     { return writeFileDescription }
+func (*writeFile) Schema() json.RawMessage { return json.RawMessage(writeFileSchema) }
+func (*writeFile) Risk() tools.Risk        { return tools.RiskWrite }
+func (*writeFile) ConcurrencySafe() bool   { return false }
+func (*writeFile) Summary(args json.RawMessage) string {
+	var a writeFileArgs
+	if decodeArgs(args, &a) != nil {
+		return "Write file"
+	}
+	return fmt.Sprintf("Write %s (%d bytes)", displayPath(a.Path), len(a.Content))
+}
+
+func (*writeFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	ws, err := workspace(env)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var a writeFileArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return tools.Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return tools.Result{}, err
+	}
+	abs, rel, err := ws.ResolveForWrite(a.Path)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	created, err := ws.WriteFileAtomic(abs, []byte(a.Content), newFileMode)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	how := "overwritten"
+	if created {
+		how = "created"
+	}
+	return tools.Result{Content: fmt.Sprintf("Wrote %d bytes to %s (%s)", len(a.Content), rel, how)}, nil
+}

@@ -652,3 +652,104 @@ func TestRunPromptFromStdinAndContinue(t *testing.T) {
 		t.Error("system prompt changed between turns")
 	}
 }
+
+func TestRunCommandOnlyWhenAllowed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Text("a"), llmtest.Call("run_command", `{"command":"echo hi from bash; exit 4"}`), llmtest.Text("b"))
+	if r := e.run("", "run", "no commands"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if tools := e.srv.ChatRequests()[0].Chat.Tools; strings.Contains(strings.Join(tools, ","), "run_command") {
+		t.Errorf("run_command offered without --allow-commands: %v", tools)
+	}
+	r := e.run("", "run", "--yolo", "run it")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.ChatRequests()
+	var id string
+	for _, m := range reqs[2].Chat.Messages {
+		if len(m.ToolCalls) > 0 {
+			id = m.ToolCalls[0].ID
+		}
+	}
+	if res := toolResults(reqs[2])[id]; !strings.Contains(res, "hi from bash") || !strings.Contains(res, "exit code 4") {
+		t.Errorf("run_command result %q", res)
+	}
+}
+
+func TestRunCommandGetsNoSecrets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Call("run_command", `{"command":"env"}`), llmtest.Text("ok"))
+	cmd := e.command(context.Background(), "run", "--yolo", "show env")
+	cmd.Env = append(cmd.Env, "OPENAI_API_KEY=sk-test-secret-1", "MX_CLAW_API_KEY_FAKE=sk-test-secret-2")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, m := range e.srv.ChatRequests()[1].Chat.Messages {
+		if strings.Contains(m.Content, "sk-test-secret") {
+			t.Errorf("a key reached the command's environment: %q", m.Content)
+		}
+	}
+}
+
+func TestRunSIGKILLMidToolThenContinue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "w1", Name: "write_file", Arguments: `{"path":"kept.txt","content":"stored before the kill"}`},
+			{ID: "s1", Name: "run_command", Arguments: `{"command":"sleep 60"}`},
+		}},
+		llmtest.Text("recovered"),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, ch, _ := e.startJSON(ctx, "--yolo", "sleep a while")
+	var started protocol.Event
+	for started.ToolCallID != "s1" {
+		started = waitFor(t, ch, protocol.EventToolStarted)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for range ch {
+	}
+	cmd.Wait()
+
+	r := e.run("", "run", "--yolo", "--continue", "--json", "are you there?")
+	if r.code != 0 {
+		t.Fatalf("continue after SIGKILL: exit %d: %s", r.code, r.stderr)
+	}
+	if id := sessionOf(t, r.events(t)); id != started.SessionID {
+		t.Errorf("--continue used session %s, want %s", id, started.SessionID)
+	}
+	reqs := e.srv.ChatRequests()
+	last := reqs[len(reqs)-1]
+	res := toolResults(last)
+	if !strings.Contains(res["w1"], "kept.txt") {
+		t.Errorf("the stored result of the call before the kill is missing: %q", res["w1"])
+	}
+	if res["s1"] != "Tool execution was interrupted before a result was recorded. This call must be retried if still needed." {
+		t.Errorf("interrupted call's result %q", res["s1"])
+	}
+	// Order: ... assistant(w1,s1), tool w1, tool s1, user.
+	msgs := last.Chat.Messages
+	if n := len(msgs); n < 4 || msgs[n-1].Content != "are you there?" || msgs[n-2].ToolCallID != "s1" || msgs[n-3].ToolCallID != "w1" {
+		t.Errorf("repaired transcript tail: %+v", msgs[max(0, len(msgs)-4):])
+	}
+	// Nothing stored was lost, and the stored transcript was not rewritten.
+	d := e.show(started.SessionID)
+	var toolMsgs []string
+	for _, m := range d.Messages {
+		if m.Role == protocol.RoleTool {
+			toolMsgs = append(toolMsgs, m.ToolCallID)
+		}
+	}
+	if strings.Join(toolMsgs, ",") != "w1" {
+		t.Errorf("stored tool results %v, want only w1", toolMsgs)
+	}
+	if d.Session.Status != protocol.StatusIdle {
+		t.Errorf("status %s", d.Session.Status)
+	}
+}

@@ -40,6 +40,10 @@ type App struct {
 type Options struct {
 	// MaxIterations overrides the config's iteration budget.
 	MaxIterations int
+	// AllowCommands offers the model the run_command tool. Until the
+	// permission system can ask the user, shell commands are off unless
+	// the user turns them on for the run.
+	AllowCommands bool
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 }
@@ -54,7 +58,11 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	if err != nil {
 		return nil, err
 	}
-	reg, err := tools.NewRegistry(builtin.All()...)
+	all := builtin.All()
+	if opts.AllowCommands {
+		all = append(all, builtin.NewRunCommand())
+	}
+	reg, err := tools.NewRegistry(all...)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", err)

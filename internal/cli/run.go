@@ -29,6 +29,7 @@ type runFlags struct {
 	cont          bool
 	maxIterations int
 	cwd           string
+	allowCommands bool
 }
 
 func newRunCmd(stdio IO) *cobra.Command {
@@ -53,6 +54,8 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
 	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
 	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
+	fl.BoolVar(&f.allowCommands, "allow-commands", false, "let the model run shell commands (run_command) without asking")
+	fl.BoolVar(&f.allowCommands, "yolo", false, "same as --allow-commands")
 	return cmd
 }
 
@@ -79,7 +82,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations})
+	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations, AllowCommands: f.allowCommands})
 	if err != nil {
 		return err
 	}

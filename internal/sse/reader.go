@@ -42,6 +42,7 @@ type RawEvent struct {
 // is not safe for concurrent use.
 type Reader struct {
 	sc      *bufio.Scanner
+	buf     []byte // the scanner's first buffer, kept for Reset
 	name    []byte
 	data    []byte
 	hasData bool
@@ -56,11 +57,24 @@ const initialBuffer = 8 << 10
 
 // NewReader returns a Reader that reads events from r.
 func NewReader(r io.Reader) *Reader {
-	sc := bufio.NewScanner(r)
+	rd := &Reader{buf: make([]byte, initialBuffer)}
+	rd.Reset(r)
+	return rd
+}
+
+// Reset makes the Reader read a new stream from src, as if it were new,
+// while keeping its buffers. Reset(nil) only drops the reference to the
+// old stream (for a Reader kept in a pool); Next then returns io.EOF.
+func (r *Reader) Reset(src io.Reader) {
+	if src == nil {
+		*r = Reader{buf: r.buf, name: r.name[:0], data: r.data[:0], err: io.EOF}
+		return
+	}
+	sc := bufio.NewScanner(src)
 	// The buffer must hold a whole line plus its CRLF.
-	sc.Buffer(make([]byte, initialBuffer), MaxLineSize+2)
+	sc.Buffer(r.buf, MaxLineSize+2)
 	sc.Split(scanLines)
-	return &Reader{sc: sc}
+	*r = Reader{sc: sc, buf: r.buf, name: r.name[:0], data: r.data[:0]}
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF;

@@ -300,3 +300,36 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func TestReaderReset(t *testing.T) {
+	t.Parallel()
+	rd := NewReader(strings.NewReader("id: 1\nevent: x\ndata: first\n\ndata: cut"))
+	if ev, err := rd.Next(); err != nil || ev != (Event{Event: "x", Data: "first", ID: "1"}) {
+		t.Fatalf("Next = %+v, %v", ev, err)
+	}
+	// Reset mid-stream: nothing of the old stream may leak into the new.
+	rd.Reset(strings.NewReader("data: second\n\n"))
+	if ev, err := rd.Next(); err != nil || ev != (Event{Data: "second"}) {
+		t.Fatalf("after Reset: Next = %+v, %v", ev, err)
+	}
+	if _, err := rd.Next(); err != io.EOF {
+		t.Fatalf("err = %v, want io.EOF", err)
+	}
+	rd.Reset(strings.NewReader("data: third\n\n"))
+	if ev, err := rd.Next(); err != nil || ev.Data != "third" {
+		t.Fatalf("after Reset at EOF: Next = %+v, %v", ev, err)
+	}
+}
+
+func TestReaderResetNil(t *testing.T) {
+	t.Parallel()
+	rd := NewReader(strings.NewReader("data: a\n\n"))
+	rd.Reset(nil)
+	if _, err := rd.Next(); err != io.EOF {
+		t.Fatalf("err = %v, want io.EOF", err)
+	}
+	rd.Reset(strings.NewReader("data: b\n\n"))
+	if ev, err := rd.Next(); err != nil || ev.Data != "b" {
+		t.Fatalf("Next = %+v, %v", ev, err)
+	}
+}

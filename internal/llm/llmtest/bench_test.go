@@ -16,7 +16,9 @@ func BenchmarkStep(b *testing.B) {
 	defer s.Close()
 	s.RecordBodies(false)
 	args := `{"path":"internal/agent/loop.go","old_string":"const Version1 = 1","new_string":"const Version1 = 2"}`
-	s.SetResponder(func(*Request) Reply { return Reply{Text: "Editing the file now.", ToolCalls: []ToolCall{{Name: "edit", Arguments: args}}} })
+	s.SetResponder(func(*Request) Reply {
+		return Reply{Text: "Editing the file now.", ToolCalls: []ToolCall{{Name: "edit", Arguments: args}}}
+	})
 
 	var msgs []map[string]any
 	for i := range 40 {

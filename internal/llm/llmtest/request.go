@@ -51,8 +51,8 @@ type ChatMessage struct {
 	// other value is its raw JSON.
 	Content string
 	// Reasoning is reasoning_content, which a client may send back.
-	Reasoning  string
-	Name       string
+	Reasoning string
+	Name      string
 	// ToolCalls are the calls of an assistant message, flattened from
 	// {id, function: {name, arguments}}. Arguments that are not a JSON
 	// string are kept as raw JSON.

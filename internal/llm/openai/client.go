@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -54,6 +54,8 @@ type Client struct {
 	headers [][2]string
 	sleep   func(ctx context.Context, d time.Duration) error
 	now     func() time.Time
+	// decoders holds *decoder values between streams.
+	decoders sync.Pool
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -178,14 +180,23 @@ func (c *Client) retryAfter(h http.Header) time.Duration {
 // read decodes a 2xx response and closes its body.
 func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm.Delta)) (*llm.Response, error) {
 	defer resp.Body.Close()
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+	if ct := resp.Header.Get("Content-Type"); len(ct) >= 16 && strings.EqualFold(ct[:16], "application/json") {
 		return nil, jsonInsteadOfStream(resp)
 	}
-	out, err := readStream(ctx, resp.Body, onDelta)
-	if err == nil {
-		drain(resp.Body)
+	d, _ := c.decoders.Get().(*decoder)
+	if d == nil {
+		d = new(decoder)
 	}
-	return out, err
+	d.reset(resp.Body, onDelta)
+	out, err := d.run(ctx)
+	if err != nil {
+		// The decoder may be mid-value; let it go.
+		return nil, err
+	}
+	d.reset(nil, nil)
+	c.decoders.Put(d)
+	drain(resp.Body)
+	return out, nil
 }
 
 // jsonInsteadOfStream explains a 2xx JSON body where a stream was asked

@@ -525,3 +525,13 @@ func TestConnectionReusedAfterDone(t *testing.T) {
 		t.Fatalf("5 requests used %d connections, want 1", n)
 	}
 }
+
+func TestBadBaseURLNotRetried(t *testing.T) {
+	t.Parallel()
+	var rs retries
+	c := New(Config{BaseURL: "127.0.0.1:1/v1", Sleep: noSleep})
+	_, err := c.Stream(context.Background(), testRequest(), rs.onDelta)
+	if err == nil || len(rs.got) != 0 {
+		t.Fatalf("err = %v after %d retries; want an error and no retry", err, len(rs.got))
+	}
+}

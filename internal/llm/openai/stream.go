@@ -92,7 +92,11 @@ type modelName string
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (m *modelName) UnmarshalJSON(b []byte) error {
-	if *m != "" || len(b) == 0 || b[0] != '"' {
+	if *m != "" || len(b) < 2 || b[0] != '"' {
+		return nil
+	}
+	if bytes.IndexByte(b, '\\') < 0 {
+		*m = modelName(b[1 : len(b)-1])
 		return nil
 	}
 	var s string
@@ -103,12 +107,17 @@ func (m *modelName) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// reset empties c for the next chunk, keeping the choices' memory and the
-// model name. Every other field must be cleared: encoding/json leaves
-// absent fields as they were.
+// reset empties c for the next chunk, keeping the memory of its slices and
+// the model name. Every other field must be cleared: encoding/json leaves
+// absent fields as they were, and decodes array elements into the old
+// ones.
 func (c *chunk) reset() {
 	choices := c.Choices[:cap(c.Choices)]
-	clear(choices)
+	for i := range choices {
+		calls := choices[i].Delta.ToolCalls[:cap(choices[i].Delta.ToolCalls)]
+		clear(calls)
+		choices[i] = chunkChoice{Delta: chunkDelta{ToolCalls: calls[:0]}}
+	}
 	*c = chunk{Model: c.Model, Choices: choices[:0]}
 }
 
@@ -150,9 +159,12 @@ func (f *feeder) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// decoder turns the events of one stream into a response.
+// decoder turns the events of one stream into a response. A Client keeps
+// decoders in a pool, so that their buffers serve many streams; reset
+// readies one for the next stream.
 type decoder struct {
 	onDelta   func(llm.Delta)
+	rd        *sse.Reader
 	c         chunk
 	cd        chunkDecoder
 	text      strings.Builder
@@ -161,6 +173,42 @@ type decoder struct {
 	resp      llm.Response
 	done      bool // [DONE] seen
 	events    int
+}
+
+// reset readies d to decode body, or, with a nil body, drops its
+// references to the last stream.
+func (d *decoder) reset(body io.Reader, onDelta func(llm.Delta)) {
+	if d.rd == nil {
+		d.rd = sse.NewReader(body)
+	} else {
+		d.rd.Reset(body)
+	}
+	d.onDelta = onDelta
+	d.c.reset()
+	d.c.Model = ""
+	d.text.Reset()
+	d.reasoning.Reset()
+	d.calls.Reset()
+	d.resp = llm.Response{}
+	d.done = false
+	d.events = 0
+}
+
+// run decodes the stream. It returns ctx's error if ctx ends first.
+func (d *decoder) run(ctx context.Context) (*llm.Response, error) {
+	for !d.done {
+		ev, err := d.rd.NextRaw()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return d.finish(err)
+		}
+		if err := d.event(ev); err != nil {
+			return nil, err
+		}
+	}
+	return d.finish(nil)
 }
 
 // errChunk wraps the chunk decoding errors of a StreamError.
@@ -264,7 +312,8 @@ func (d *decoder) finish(readErr error) (*llm.Response, error) {
 	d.resp.Text = d.text.String()
 	d.resp.Reasoning = d.reasoning.String()
 	d.resp.ToolCalls = d.calls.Calls()
-	return &d.resp, nil
+	resp := d.resp // d is reused; the response must not be
+	return &resp, nil
 }
 
 // errorEvent turns an error event's or error chunk's data into a
@@ -284,24 +333,4 @@ func snippet(data []byte) []byte {
 		return data
 	}
 	return append(data[:n:n], "..."...)
-}
-
-// readStream decodes the event stream in body. It returns ctx's error if
-// ctx ends first.
-func readStream(ctx context.Context, body io.Reader, onDelta func(llm.Delta)) (*llm.Response, error) {
-	d := decoder{onDelta: onDelta}
-	rd := sse.NewReader(body)
-	for !d.done {
-		ev, err := rd.NextRaw()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return d.finish(err)
-		}
-		if err := d.event(ev); err != nil {
-			return nil, err
-		}
-	}
-	return d.finish(nil)
 }

@@ -1,0 +1,133 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/execx"
+	"github.com/mx-claw/mx-claw/internal/tools"
+)
+
+//go:embed run_command.md
+var runCommandDescription string
+
+const runCommandSchema = `{
+  "type": "object",
+  "properties": {
+    "command": {
+      "type": "string",
+      "description": "The shell command, run with bash -c."
+    },
+    "workdir": {
+      "type": "string",
+      "description": "Directory to run in, relative to the workspace root. Default: the workspace root."
+    },
+    "timeout": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 600,
+      "description": "Seconds before the command is killed. Default 120, at most 600."
+    }
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`
+
+// Limits of run_command.
+const (
+	defaultCommandTimeout = 120 * time.Second
+	maxCommandOutput      = 32 << 10
+)
+
+// runCommand is the run_command tool.
+type runCommand struct {
+	env []string
+}
+
+// NewRunCommand returns the run_command tool. Commands inherit only the
+// allowed environment variables (execx.DefaultEnvAllow plus extraEnv),
+// never one that looks like a credential.
+func NewRunCommand(extraEnv ...string) tools.Tool {
+	return &runCommand{env: execx.Env(os.Environ(), append(append([]string{}, execx.DefaultEnvAllow...), extraEnv...))}
+}
+
+type runCommandArgs struct {
+	Command string `json:"command"`
+	Workdir string `json:"workdir"`
+	Timeout int    `json:"timeout"`
+}
+
+func (*runCommand) Name() string            { return "run_command" }
+func (*runCommand) Description() string     { return runCommandDescription }
+func (*runCommand) Schema() json.RawMessage { return json.RawMessage(runCommandSchema) }
+func (*runCommand) Risk() tools.Risk        { return tools.RiskExecute }
+func (*runCommand) ConcurrencySafe() bool   { return false }
+func (*runCommand) Summary(args json.RawMessage) string {
+	var a runCommandArgs
+	if decodeArgs(args, &a) != nil {
+		return "Run a command"
+	}
+	cmd := strings.Join(strings.Fields(a.Command), " ")
+	if r := []rune(cmd); len(r) > 80 {
+		cmd = string(r[:79]) + "…"
+	}
+	return "Run " + cmd
+}
+
+func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	ws, err := workspace(env)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var a runCommandArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return tools.Result{}, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return tools.Result{}, fmt.Errorf("the command is empty")
+	}
+	dir := ws.Root()
+	if a.Workdir != "" {
+		abs, rel, err := ws.Resolve(a.Workdir)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		fi, err := os.Stat(abs)
+		if err != nil || !fi.IsDir() {
+			return tools.Result{}, fmt.Errorf("workdir %s is not a directory in the workspace", rel)
+		}
+		dir = abs
+	}
+	timeout := defaultCommandTimeout
+	if a.Timeout > 0 {
+		timeout = time.Duration(a.Timeout) * time.Second
+	}
+	var output func([]byte)
+	if env.Output != nil {
+		output = func(b []byte) { env.Output(string(b)) }
+	}
+	res, err := execx.Run(ctx, execx.Command{
+		Script: a.Command, Dir: dir, Env: rc.env, Timeout: timeout,
+		MaxOutput: maxCommandOutput, Output: output,
+	})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var b strings.Builder
+	b.WriteString(strings.ToValidUTF8(res.Output, "\uFFFD"))
+	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(&b, "[command timed out after %s and was killed]", timeout)
+	default:
+		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
+	}
+	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
+}

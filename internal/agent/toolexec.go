@@ -165,15 +165,22 @@ func runTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
 // storeResult stores a call's result, adds it to the view and emits
 // tool.completed.
 func (t *turn) storeResult(c *call, o outcome) error {
-	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError}
-	if err := t.appendMessage(&msg); err != nil {
+	if err := t.recordResult(c, o); err != nil {
 		return err
 	}
 	t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: o.content, ToolCallID: c.ID})
+	return nil
+}
+
+// recordResult stores a call's result with its tool.completed event. It
+// does not touch the view, so tool goroutines' results can be recorded as
+// they complete.
+func (t *turn) recordResult(c *call, o outcome) error {
+	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError}
 	ok := !o.isError
-	return t.emit(protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID, ToolName: c.Name,
-		Summary: c.summary, OK: &ok, Preview: preview(o.content), DurationMS: o.duration.Milliseconds(),
-		Message: &msg, Step: t.step})
+	return t.record([]*protocol.Message{&msg}, protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
+		ToolName: c.Name, Summary: c.summary, OK: &ok, Preview: preview(o.content),
+		DurationMS: o.duration.Milliseconds(), Message: &msg, Step: t.step})
 }
 
 // cancelRest stores a cancellation result for calls that never ran and
@@ -222,16 +229,7 @@ func (t *turn) runParallel(calls []*call) error {
 		if firstErr != nil {
 			continue
 		}
-		c := calls[d.i]
-		msg := protocol.Message{Role: protocol.RoleTool, Content: d.o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: d.o.isError}
-		if err := t.appendMessage(&msg); err != nil {
-			firstErr = err
-			continue
-		}
-		ok := !d.o.isError
-		if err := t.emit(protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID, ToolName: c.Name,
-			Summary: c.summary, OK: &ok, Preview: preview(d.o.content), DurationMS: d.o.duration.Milliseconds(),
-			Message: &msg, Step: t.step}); err != nil {
+		if err := t.recordResult(calls[d.i], d.o); err != nil {
 			firstErr = err
 		}
 	}

@@ -159,11 +159,34 @@ func (t *turn) setStatus(s protocol.SessionStatus, lastErr string) error {
 	return t.emit(protocol.Event{Type: protocol.EventSessionUpdated, Status: s, Error: lastErr})
 }
 
-// appendMessage stores m and adds it to the view.
-func (t *turn) appendMessage(m *protocol.Message) error {
-	m.TurnID = t.id
-	if _, err := t.core.opts.Store.AppendMessage(t.bg, t.sess.ID, m); err != nil {
-		return fmt.Errorf("store %s message: %w", m.Role, err)
+// record stores msgs and the stored ones of evs in one transaction, then
+// hands evs to the sink in order. Events may point at msgs; they carry the
+// messages' Seq.
+func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
+	t.sinkMu.Lock()
+	defer t.sinkMu.Unlock()
+	now := t.core.opts.Now().UTC()
+	for _, m := range msgs {
+		m.TurnID = t.id
+	}
+	stored := make([]*protocol.Event, 0, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		e.SessionID, e.TurnID = t.sess.ID, t.id
+		if e.Timestamp.IsZero() {
+			e.Timestamp = now
+		}
+		if e.Type.Stored() {
+			stored = append(stored, e)
+		}
+	}
+	if err := t.core.opts.Store.AppendBatch(t.bg, t.sess.ID, msgs, stored); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if t.sink != nil {
+		for _, e := range evs {
+			t.sink(e)
+		}
 	}
 	return nil
 }
@@ -187,19 +210,16 @@ func (t *turn) run(input string) error {
 	if len(history) == 0 {
 		// A new session: freeze its system prompt.
 		sys := protocol.Message{Role: protocol.RoleSystem, Content: t.core.opts.SystemPrompt}
-		if err := t.appendMessage(&sys); err != nil {
+		if err := t.record([]*protocol.Message{&sys}); err != nil {
 			return err
 		}
 		history = append(history, sys)
 	}
 	user := protocol.Message{Role: protocol.RoleUser, Content: input}
-	if err := t.appendMessage(&user); err != nil {
+	if err := t.record([]*protocol.Message{&user}, protocol.Event{Type: protocol.EventMessageCompleted, Message: &user}); err != nil {
 		return err
 	}
 	history = append(history, user)
-	if err := t.emit(protocol.Event{Type: protocol.EventMessageCompleted, Message: &user}); err != nil {
-		return err
-	}
 	// Repair once; from here on every message is appended to the view as
 	// it is stored, and every call gets its result in call order, so the
 	// view stays equal to repairView of the stored transcript.
@@ -270,18 +290,14 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		t.usage.Add(u)
 		t.sess.Usage.Add(u)
 	}
-	if err := t.appendMessage(&msg); err != nil {
+	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}}
+	if msg.Usage != nil {
+		evs = append(evs, protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step})
+	}
+	if err := t.record([]*protocol.Message{&msg}, evs...); err != nil {
 		return nil, err
 	}
 	t.view = append(t.view, toLLM(&msg))
-	if err := t.emit(protocol.Event{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}); err != nil {
-		return nil, err
-	}
-	if msg.Usage != nil {
-		if err := t.emit(protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}); err != nil {
-			return nil, err
-		}
-	}
 	return msg.ToolCalls, nil
 }
 

@@ -70,6 +70,11 @@ type Store interface {
 	// AppendMessage appends m to the session's transcript, assigns m.Seq
 	// (1, 2, ... per session) and returns it.
 	AppendMessage(ctx context.Context, sessionID string, m *protocol.Message) (int64, error)
+	// AppendBatch appends msgs, then events, in one transaction, assigning
+	// Seq and Sequence as AppendMessage and AppendEvent do. Events may
+	// point at messages of the batch and are stored with their Seq. All
+	// or nothing is stored.
+	AppendBatch(ctx context.Context, sessionID string, msgs []*protocol.Message, events []*protocol.Event) error
 	// Messages returns the session's messages with Seq > afterSeq, in order.
 	Messages(ctx context.Context, sessionID string, afterSeq int64) ([]protocol.Message, error)
 

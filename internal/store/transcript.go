@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
@@ -13,12 +15,68 @@ import (
 // and bumps the session's MessageCount and UpdatedAt. It sets m.Seq once
 // the transaction has committed. A missing session is ErrNotFound.
 func (s *SQLite) AppendMessage(ctx context.Context, sessionID string, m *protocol.Message) (int64, error) {
-	now := ms(s.now())
+	if err := s.AppendBatch(ctx, sessionID, []*protocol.Message{m}, nil); err != nil {
+		return 0, err
+	}
+	return m.Seq, nil
+}
+
+// AppendBatch appends msgs, then events, in one write transaction, as
+// AppendMessage and AppendEvent would one by one. Events may point at the
+// messages of the batch: they are encoded after the messages got their
+// Seq. Either everything is stored or nothing is (and no Seq or Sequence
+// is changed).
+func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, msgs []*protocol.Message, events []*protocol.Event) error {
+	now := s.now()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+		return fmt.Errorf("append: session %s: %w", sessionID, err)
 	}
 	defer rollback(tx)
+	oldSeqs := make([]int64, len(msgs))
+	committed := false
+	defer func() {
+		if !committed {
+			for i, m := range msgs {
+				m.Seq = oldSeqs[i]
+			}
+		}
+	}()
+	for i, m := range msgs {
+		oldSeqs[i] = m.Seq
+		seq, err := s.appendMessageTx(ctx, tx, sessionID, m, ms(now))
+		if err != nil {
+			return err
+		}
+		m.Seq = seq
+	}
+	type assigned struct {
+		seq int64
+		ts  time.Time
+	}
+	done := make([]assigned, len(events))
+	for i, e := range events {
+		if e.SessionID != sessionID {
+			return fmt.Errorf("append: event for session %s in a batch of session %s", e.SessionID, sessionID)
+		}
+		seq, ts, err := s.appendEventTx(ctx, tx, e, now)
+		if err != nil {
+			return err
+		}
+		done[i] = assigned{seq, ts}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("append: session %s: %w", sessionID, err)
+	}
+	committed = true
+	for i, e := range events {
+		e.Sequence, e.Timestamp = done[i].seq, done[i].ts
+	}
+	return nil
+}
+
+// appendMessageTx stores m within tx and returns its Seq.
+func (s *SQLite) appendMessageTx(ctx context.Context, tx *sql.Tx, sessionID string, m *protocol.Message, now int64) (int64, error) {
 	res, err := tx.StmtContext(ctx, s.st.bumpSession).ExecContext(ctx, now, sessionID)
 	if err != nil {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
@@ -42,10 +100,6 @@ func (s *SQLite) AppendMessage(ctx context.Context, sessionID string, m *protoco
 		sessionID, seq, string(m.Role), string(content), now); err != nil {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
-	}
-	m.Seq = seq
 	return seq, nil
 }
 
@@ -88,36 +142,32 @@ func (s *SQLite) Messages(ctx context.Context, sessionID string, afterSeq int64)
 // The store keeps whatever it is given; not storing deltas (see
 // protocol.EventType.Stored) is the caller's choice.
 func (s *SQLite) AppendEvent(ctx context.Context, e *protocol.Event) error {
-	now := s.now()
+	return s.AppendBatch(ctx, e.SessionID, nil, []*protocol.Event{e})
+}
+
+// appendEventTx stores e within tx and returns the Sequence and Timestamp
+// it was stored with.
+func (s *SQLite) appendEventTx(ctx context.Context, tx *sql.Tx, e *protocol.Event, now time.Time) (int64, time.Time, error) {
 	ts := e.Timestamp
 	if ts.IsZero() {
 		ts = now
 	}
 	ts = ts.UTC()
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
-	}
-	defer rollback(tx)
 	var seq int64
 	if err := tx.StmtContext(ctx, s.st.nextEventSeq).QueryRowContext(ctx, e.SessionID).Scan(&seq); err != nil {
-		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+		return 0, ts, fmt.Errorf("append event: session %s: %w", e.SessionID, err)
 	}
 	stored := *e
 	stored.Sequence, stored.Timestamp = seq, ts
 	payload, err := json.Marshal(&stored)
 	if err != nil {
-		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+		return 0, ts, fmt.Errorf("append event: session %s: %w", e.SessionID, err)
 	}
 	if _, err := tx.StmtContext(ctx, s.st.insertEvent).ExecContext(ctx,
 		e.SessionID, seq, string(e.Type), string(payload), ms(now)); err != nil {
-		return sessionError("append event", e.SessionID, err)
+		return 0, ts, sessionError("append event", e.SessionID, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("append event: session %s: %w", e.SessionID, err)
-	}
-	e.Sequence, e.Timestamp = seq, ts
-	return nil
+	return seq, ts, nil
 }
 
 // Events returns the session's events with Sequence > afterSeq, in order;

@@ -221,3 +221,47 @@ func TestConcurrentAppends(t *testing.T) {
 		t.Errorf("MessageCount = %d, want %d", sess.MessageCount, n)
 	}
 }
+
+func TestAppendBatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openTest(t)
+	newSession(t, s, "s1")
+	newSession(t, s, "s2")
+	if _, err := s.AppendMessage(ctx, "s1", &protocol.Message{Role: protocol.RoleUser, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	m := &protocol.Message{Role: protocol.RoleAssistant, Content: "hello"}
+	e1 := &protocol.Event{Type: protocol.EventMessageCompleted, SessionID: "s1", Message: m}
+	e2 := &protocol.Event{Type: protocol.EventUsage, SessionID: "s1", Usage: &protocol.Usage{InputTokens: 3}}
+	if err := s.AppendBatch(ctx, "s1", []*protocol.Message{m}, []*protocol.Event{e1, e2}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Seq != 2 || e1.Sequence != 1 || e2.Sequence != 2 {
+		t.Errorf("seq %d, sequences %d %d", m.Seq, e1.Sequence, e2.Sequence)
+	}
+	evs, err := s.Events(ctx, "s1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Message == nil || evs[0].Message.Seq != 2 {
+		t.Fatalf("stored events %+v: the message in the event must carry its Seq", evs)
+	}
+
+	// A batch that fails stores nothing and leaves the values alone.
+	bad := &protocol.Message{Role: protocol.RoleTool, Content: "x"}
+	wrong := &protocol.Event{Type: protocol.EventUsage, SessionID: "s2"}
+	if err := s.AppendBatch(ctx, "s1", []*protocol.Message{bad}, []*protocol.Event{wrong}); err == nil {
+		t.Fatal("a batch with another session's event was stored")
+	}
+	if bad.Seq != 0 || wrong.Sequence != 0 {
+		t.Errorf("failed batch changed seq %d / sequence %d", bad.Seq, wrong.Sequence)
+	}
+	msgs, err := s.Messages(ctx, "s1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 {
+		t.Errorf("%d messages after a failed batch, want 2", len(msgs))
+	}
+}

@@ -1,0 +1,299 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
+	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/tools"
+	"github.com/mx-claw/mx-claw/internal/tools/builtin"
+)
+
+// fixture is a Core on a real store, talking to the fake server through
+// the real adapter.
+type fixture struct {
+	t    *testing.T
+	core *Core
+	st   *store.SQLite
+	srv  *llmtest.Server
+	ws   string
+}
+
+func newFixture(t *testing.T, opts Options, extra ...tools.Tool) *fixture {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	reg, err := tools.NewRegistry(append(builtin.All(), extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := openai.New(openai.Config{BaseURL: srv.URL(), Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	opts.Store, opts.Tools = st, reg
+	opts.Models = func(id string) (Model, error) {
+		if id != "" && id != "fake/m" {
+			return Model{}, errors.New("unknown model " + id)
+		}
+		return Model{ID: "fake/m", Name: "m", Client: client}, nil
+	}
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, core: c, st: st, srv: srv, ws: t.TempDir()}
+}
+
+func (f *fixture) session() *protocol.Session {
+	f.t.Helper()
+	s, err := f.core.CreateSession(context.Background(), f.ws, "fake/m", nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) status(id string) protocol.SessionStatus {
+	f.t.Helper()
+	s, err := f.st.GetSession(context.Background(), id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s.Status
+}
+
+// slowTool blocks until its context ends or release is closed.
+type slowTool struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (s *slowTool) Name() string                        { return "slow" }
+func (s *slowTool) Description() string                 { return "Waits." }
+func (s *slowTool) Schema() json.RawMessage             { return json.RawMessage(`{"type":"object"}`) }
+func (s *slowTool) Risk() tools.Risk                    { return tools.RiskWrite }
+func (s *slowTool) ConcurrencySafe() bool               { return false }
+func (s *slowTool) Summary(args json.RawMessage) string { return "slow" }
+func (s *slowTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	close(s.started)
+	select {
+	case <-ctx.Done():
+		return tools.Result{}, ctx.Err()
+	case <-s.release:
+		return tools.Result{Content: "released"}, nil
+	}
+}
+
+// panicTool panics when run.
+type panicTool struct{ slowTool }
+
+func (*panicTool) Name() string { return "boom" }
+func (*panicTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	panic("kaboom")
+}
+
+func TestTurnCompletesAndFreezesSystemPrompt(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{SystemPrompt: "frozen prompt v1"})
+	f.srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"))
+	s := f.session()
+	ctx := context.Background()
+	if err := f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "first"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.core.opts.SystemPrompt = "changed prompt v2"
+	if err := f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "second"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.ChatRequests()
+	if got := reqs[1].Chat.Messages[0].Content; got != "frozen prompt v1" {
+		t.Errorf("system prompt of the second turn %q, want the frozen one", got)
+	}
+	msgs, _ := f.st.Messages(ctx, s.ID, 0)
+	if len(msgs) != 5 {
+		t.Errorf("%d stored messages, want 5 (system, user, assistant, user, assistant)", len(msgs))
+	}
+	if _, err := f.st.GetLease(ctx, s.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("lease after the turn: %v, want released", err)
+	}
+}
+
+func TestUserMessageStoredBeforeModelCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	s := f.session()
+	var storedAtRequest atomic.Int64
+	f.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		msgs, _ := f.st.Messages(context.Background(), s.ID, 0)
+		storedAtRequest.Store(int64(len(msgs)))
+		return llmtest.Text("ok")
+	})
+	if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "hi"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := storedAtRequest.Load(); n != 2 {
+		t.Errorf("%d messages stored when the model was called, want 2 (system, user)", n)
+	}
+}
+
+func TestSecondTurnInProcessRefused(t *testing.T) {
+	t.Parallel()
+	slow := &slowTool{started: make(chan struct{}), release: make(chan struct{})}
+	f := newFixture(t, Options{}, slow)
+	f.srv.Enqueue(llmtest.Call("slow", `{}`), llmtest.Text("done"))
+	s := f.session()
+	errc := make(chan error, 1)
+	go func() { errc <- f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "one"}, nil) }()
+	<-slow.started
+	err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "two"}, nil)
+	if !errors.Is(err, ErrTurnActive) {
+		t.Errorf("second turn: %v, want ErrTurnActive", err)
+	}
+	close(slow.release)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if st := f.status(s.ID); st != protocol.StatusIdle {
+		t.Errorf("status %s", st)
+	}
+}
+
+func TestCancelDuringToolRecordsResult(t *testing.T) {
+	t.Parallel()
+	slow := &slowTool{started: make(chan struct{}), release: make(chan struct{})}
+	f := newFixture(t, Options{}, slow)
+	f.srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "a", Name: "slow", Arguments: `{}`}, {ID: "b", Name: "list_dir", Arguments: `{}`}}})
+	s := f.session()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "go"}, nil) }()
+	<-slow.started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if st := f.status(s.ID); st != protocol.StatusCancelled {
+		t.Errorf("status %s, want cancelled", st)
+	}
+	msgs, _ := f.st.Messages(context.Background(), s.ID, 0)
+	results := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == protocol.RoleTool {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	if results["a"] != CancelledCallResult || results["b"] != CancelledCallResult {
+		t.Errorf("results after cancel %v: every call must get one", results)
+	}
+}
+
+func TestConsumerStoppingCancelsTurn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	f.srv.Enqueue(llmtest.Reply{Text: "never ends", Hang: true})
+	s := f.session()
+	for ev, err := range f.core.SubmitTurn(context.Background(), TurnRequest{SessionID: s.ID, Input: "hi"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == protocol.EventMessageDelta {
+			break
+		}
+	}
+	if st := f.status(s.ID); st != protocol.StatusCancelled {
+		t.Errorf("status %s after the consumer stopped, want cancelled", st)
+	}
+}
+
+func TestLeaseLostAbortsTurn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{LeaseTTL: 150 * time.Millisecond})
+	f.srv.Enqueue(llmtest.Reply{Text: "slow", Hang: true})
+	s := f.session()
+	errc := make(chan error, 1)
+	go func() { errc <- f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "hi"}, nil) }()
+	// Wait for the request, then let another process take the lease over.
+	for len(f.srv.ChatRequests()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx := context.Background()
+	if err := f.st.ReleaseLease(ctx, s.ID, f.core.Owner()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.AcquireLease(ctx, s.ID, "otherhost:1:abc", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("Run: %v, want ErrLeaseLost", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("turn did not stop after losing its lease")
+	}
+	l, err := f.st.GetLease(ctx, s.ID)
+	if err != nil || l.Owner != "otherhost:1:abc" {
+		t.Errorf("lease %+v, %v: the aborted turn must not release the new owner's lease", l, err)
+	}
+}
+
+func TestPanickingToolBecomesResult(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{}, &panicTool{})
+	f.srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "p", Name: "boom", Arguments: `{}`}}}, llmtest.Text("ok"))
+	s := f.session()
+	if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "go"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, m := range f.srv.ChatRequests()[1].Chat.Messages {
+		if m.ToolCallID == "p" {
+			got = m.Content
+		}
+	}
+	if !strings.HasPrefix(got, "Tool failed: internal error in boom: kaboom") {
+		t.Errorf("result %q", got)
+	}
+}
+
+func TestRefusedEarlyLeavesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	s := f.session()
+	ctx := context.Background()
+	err := f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "hi", Model: "nope/x"}, nil)
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Errorf("unknown model: %v, want *ConfigError", err)
+	}
+	if err := f.core.Run(ctx, TurnRequest{SessionID: "missing", Input: "hi"}, nil); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("missing session: %v", err)
+	}
+	if _, err := f.st.AcquireLease(ctx, s.ID, "otherhost:1:x", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var held *store.LeaseHeldError
+	if err := f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "hi"}, nil); !errors.As(err, &held) || held.Owner != "otherhost:1:x" {
+		t.Errorf("lease held elsewhere: %v", err)
+	}
+	msgs, _ := f.st.Messages(ctx, s.ID, 0)
+	if len(msgs) != 0 || len(f.srv.ChatRequests()) != 0 {
+		t.Errorf("a refused turn stored %d messages and sent %d requests", len(msgs), len(f.srv.ChatRequests()))
+	}
+	if st := f.status(s.ID); st != protocol.StatusIdle {
+		t.Errorf("status %s", st)
+	}
+}

@@ -1,0 +1,82 @@
+package mxclaw_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLayering checks that imports flow only downwards (DESIGN §12): wire
+// types and leaves import no other mx-claw package, tools never see the
+// agent, front ends never see the agent, the store or the model's stream,
+// and only the wiring imports app.
+func TestLayering(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not on PATH")
+	}
+	const mod = "github.com/mx-claw/mx-claw/"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], mod)
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, mod) {
+				imports[pkg] = append(imports[pkg], strings.TrimPrefix(imp, mod))
+			}
+		}
+	}
+	// forbidden lists, per package prefix, the packages it must not import.
+	forbidden := []struct {
+		pkg     string
+		allowed func(imp string) bool
+	}{
+		{"internal/protocol", none},
+		{"internal/sse", none},
+		{"internal/patch", none},
+		{"internal/ignore", none},
+		{"internal/llm", func(imp string) bool { return strings.HasPrefix(imp, "internal/llm") || imp == "internal/sse" }},
+		{"internal/tools", func(imp string) bool {
+			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox")
+		}},
+		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
+		{"internal/store", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/config", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config") }},
+		{"internal/agent", func(imp string) bool { return !oneOf(imp, "internal/app", "internal/cli", "internal/headless") }},
+	}
+	for pkg, imps := range imports {
+		for _, rule := range forbidden {
+			if pkg != rule.pkg && !strings.HasPrefix(pkg, rule.pkg+"/") {
+				continue
+			}
+			if rule.pkg == "internal/llm" && strings.HasPrefix(pkg, "internal/llm/llmtest") {
+				continue
+			}
+			for _, imp := range imps {
+				if !rule.allowed(imp) {
+					t.Errorf("%s imports %s, against the layering of DESIGN §12", pkg, imp)
+				}
+			}
+		}
+		for _, imp := range imps {
+			if imp == "internal/app" && !oneOf(pkg, "internal/cli", "internal/server") {
+				t.Errorf("%s imports internal/app; only the wiring (cli, server) may", pkg)
+			}
+		}
+	}
+}
+
+func none(string) bool { return false }
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}

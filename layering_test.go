@@ -45,7 +45,8 @@ func TestLayering(t *testing.T) {
 		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
 		{"internal/store", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/config", func(imp string) bool { return imp == "internal/protocol" }},
-		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config") }},
+		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
+		{"internal/termsafe", none},
 		{"internal/agent", func(imp string) bool { return !oneOf(imp, "internal/app", "internal/cli", "internal/headless") }},
 	}
 	for pkg, imps := range imports {

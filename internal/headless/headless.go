@@ -1,6 +1,8 @@
 // Package headless renders a turn's events for `mx-claw run`: either the
 // streamed answer as plain text (progress lines on stderr), or every event
-// as one JSON line on stdout.
+// as one JSON line on stdout. Plain text is sanitised (termsafe) so that
+// model or tool output cannot drive the user's terminal; JSON is data and
+// is printed as it is.
 //
 // It knows only protocol events; it never sees the agent, the store or the
 // model's raw stream. Imported by cli.
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/termsafe"
 )
 
 // Printer writes events as they arrive. It is not safe for concurrent use;
@@ -23,7 +26,10 @@ type Printer struct {
 	enc       *json.Encoder
 	// midLine says the last text written to out did not end a line.
 	midLine bool
-	err     error
+	// pendingCR holds back a CR that ended a delta until the next one
+	// says whether it starts a CRLF.
+	pendingCR bool
+	err       error
 }
 
 // NewPrinter returns a Printer writing the answer (or JSON lines) to out and
@@ -50,21 +56,31 @@ func (p *Printer) Handle(e protocol.Event) {
 	}
 	switch e.Type {
 	case protocol.EventMessageDelta:
-		p.write(p.out, e.Text)
-		p.midLine = !strings.HasSuffix(e.Text, "\n") && (p.midLine || e.Text != "")
+		text := e.Text
+		if p.pendingCR {
+			text = "\r" + text
+			p.pendingCR = false
+		}
+		if strings.HasSuffix(text, "\r") {
+			// Maybe half of a CRLF split over two deltas.
+			text, p.pendingCR = text[:len(text)-1], true
+		}
+		p.write(p.out, termsafe.Sanitize(text))
+		p.midLine = !strings.HasSuffix(text, "\n") && (p.midLine || text != "")
 	case protocol.EventMessageCompleted:
+		p.pendingCR = false
 		if e.Message != nil && e.Message.Role == protocol.RoleAssistant && p.midLine {
 			p.write(p.out, "\n")
 			p.midLine = false
 		}
 	case protocol.EventToolStarted:
-		p.progress("• %s", e.Summary)
+		p.progress("• %s", termsafe.Sanitize(e.Summary))
 	case protocol.EventToolCompleted:
 		if e.OK != nil && !*e.OK {
-			p.progress("  ✗ %s: %s", e.Summary, firstLine(e.Preview))
+			p.progress("  ✗ %s: %s", termsafe.Sanitize(e.Summary), termsafe.Sanitize(firstLine(e.Preview)))
 		}
 	case protocol.EventRetry:
-		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", e.Error, float64(e.DelayMS)/1000, e.Attempt+1)
+		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
 	}
 }
 

@@ -34,11 +34,12 @@ func BenchmarkStep(b *testing.B) {
 		"model": "bench", "stream": true, "stream_options": map[string]any{"include_usage": true},
 		"messages": msgs, "tools": tools,
 	})
+	bodyText := string(body)
 	b.SetBytes(int64(len(body)))
 	client := &http.Client{}
 	b.ReportAllocs()
 	for b.Loop() {
-		req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(string(body)))
+		req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(bodyText))
 		resp, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)

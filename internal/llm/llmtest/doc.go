@@ -21,10 +21,11 @@
 // stream byte for byte.
 //
 // The server is built for speed, because a benchmark measures the agent's
-// own per-step cost against it: chunks are encoded by hand into one reused
-// buffer, nothing sleeps unless a Reply asks for ChunkDelay, and
-// Server.RecordBodies(false) keeps long runs from holding every request
-// body.
+// own per-step cost against it: request bodies are read by a small
+// hand-written JSON reader (parse.go says why), chunks are encoded by hand
+// into one reused buffer, nothing sleeps unless a Reply asks for
+// ChunkDelay, and Server.RecordBodies(false) keeps long runs from holding
+// every request body.
 //
 // Only tests and cmd/fakellm may import this package; production code must
 // not. It imports only the standard library, not even package llm, so that

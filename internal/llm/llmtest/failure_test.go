@@ -228,8 +228,7 @@ func TestHang(t *testing.T) {
 		s := NewServer(Reply{Text: "never", Hang: true})
 		got := make(chan error, 1)
 		go func() {
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(chatBody(false, false)))
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := tryPost(t.Context(), s.URL(), chatBody(false, false))
 			if err == nil {
 				resp.Body.Close()
 			}

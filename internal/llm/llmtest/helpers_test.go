@@ -114,16 +114,17 @@ func chatBody(stream, includeUsage bool) string {
 // post sends body to the chat endpoint of s. The caller closes the body.
 func post(t *testing.T, ctx context.Context, s *Server, body string) *http.Response {
 	t.Helper()
-	resp, err := tryPost(ctx, s, body)
+	resp, err := tryPost(ctx, s.URL(), body)
 	if err != nil {
 		t.Fatalf("post: %v", err)
 	}
 	return resp
 }
 
-// tryPost is post for goroutines other than the test's.
-func tryPost(ctx context.Context, s *Server, body string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(body))
+// tryPost is post for goroutines other than the test's, and for servers
+// other than a Server; base is the URL ending in /v1.
+func tryPost(ctx context.Context, base, body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/chat/completions", strings.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

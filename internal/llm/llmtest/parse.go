@@ -25,8 +25,8 @@ import (
 // compare the two), and rejects bodies that are not well-formed JSON,
 // though it is laxer about number syntax and control characters in
 // strings.
-func parseChat(body []byte) (*ChatRequest, error) {
-	p := &chatParser{s: string(body)}
+func parseChat(body string) (*ChatRequest, error) {
+	p := &chatParser{s: body}
 	c := &ChatRequest{}
 	if !p.null() {
 		p.object(func(key string) { p.chatField(c, key) })
@@ -471,74 +471,95 @@ func (p *chatParser) string() string {
 		p.i = start + j + 1
 		return seg
 	}
-	return p.unquote(start)
+	// Find the end first (at memchr speed) so that the text is built in
+	// one allocation.
+	if p.skipString(); p.err != nil {
+		return ""
+	}
+	return p.unquote(start, p.i-1)
 }
 
-// unquote decodes a string with escapes or invalid UTF-8, as
-// encoding/json does.
-func (p *chatParser) unquote(start int) string {
-	s := p.s
-	b := make([]byte, 0, 64)
-	for i := start; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			p.i = i + 1
-			return string(b)
-		case c == '\\':
-			if i+1 >= len(s) {
-				p.i = i
-				p.fail("unterminated string")
-				return ""
+// unquote decodes the quoted text s[start:end] (which has escapes or
+// invalid UTF-8) as encoding/json does, and moves past the closing quote.
+func (p *chatParser) unquote(start, end int) string {
+	var b strings.Builder
+	b.Grow(end - start)
+	seg := p.s[start:end]
+	valid := utf8.ValidString(seg)
+	for len(seg) > 0 {
+		// Copy up to the next escape, or the next non-ASCII byte when
+		// the text is not valid UTF-8.
+		k := strings.IndexByte(seg, '\\')
+		if !valid {
+			k = 0
+			for k < len(seg) && seg[k] != '\\' && seg[k] < utf8.RuneSelf {
+				k++
 			}
-			switch e := s[i+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := hex4(s[i:])
-				if r < 0 {
-					p.i = i
-					p.fail("bad \\u escape")
-					return ""
-				}
-				if utf16.IsSurrogate(r) {
-					if dec := utf16.DecodeRune(r, hex4(s[i+6:])); dec != unicode.ReplacementChar {
-						r = dec
-						i += 6
-					} else {
-						r = unicode.ReplacementChar
-					}
-				}
-				b = utf8.AppendRune(b, r)
-				i += 6
-				continue
-			default:
-				p.i = i
+		} else if k < 0 {
+			k = len(seg)
+		}
+		b.WriteString(seg[:k])
+		seg = seg[k:]
+		switch {
+		case seg == "":
+		case seg[0] == '\\':
+			n := unescape(&b, seg)
+			if n < 0 {
+				p.i = end - len(seg)
 				p.fail("bad escape")
 				return ""
 			}
-			i += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
+			seg = seg[n:]
 		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			b = utf8.AppendRune(b, r) // U+FFFD for invalid UTF-8
-			i += size
+			r, size := utf8.DecodeRuneInString(seg)
+			b.WriteRune(r) // U+FFFD for invalid UTF-8
+			seg = seg[size:]
 		}
 	}
-	p.fail("unterminated string")
-	return ""
+	p.i = end + 1
+	return b.String()
+}
+
+// unescape writes the escape at the start of s to b and returns its
+// length, or -1 if it is not valid.
+func unescape(b *strings.Builder, s string) int {
+	if len(s) < 2 {
+		return -1
+	}
+	switch e := s[1]; e {
+	case '"', '\\', '/':
+		b.WriteByte(e)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'u':
+		r := hex4(s)
+		if r < 0 {
+			return -1
+		}
+		n := 6
+		if utf16.IsSurrogate(r) {
+			// A valid pair is one rune; anything else is U+FFFD.
+			if dec := utf16.DecodeRune(r, hex4(s[6:])); dec != unicode.ReplacementChar {
+				r = dec
+				n += 6
+			} else {
+				r = unicode.ReplacementChar
+			}
+		}
+		b.WriteRune(r)
+		return n
+	default:
+		return -1
+	}
+	return 2
 }
 
 // hex4 decodes the \uXXXX escape at the start of s, or returns -1.

@@ -174,7 +174,7 @@ func hasDuplicateKeys(data []byte) bool {
 func checkParse(t *testing.T, body []byte) {
 	t.Helper()
 	want, wantErr := parseChatStd(body)
-	got, err := parseChat(body)
+	got, err := parseChat(string(body))
 	if wantErr != nil {
 		return // parseChat may be laxer
 	}
@@ -224,7 +224,7 @@ func TestParseChat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := parseChat([]byte(tt.body)); (err != nil) != tt.wantErr {
+			if _, err := parseChat(tt.body); (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
 			if !tt.wantErr {
@@ -287,7 +287,7 @@ func FuzzParseChatBytes(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"content":[{"text":"a"}],"tool_calls":[{"function":{"arguments":{}}}]}]}`))
 	f.Add([]byte(`{"model":"\ud83d\ude00\u0000","x":[1,-2.5e3,true,null,"\\\""]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = parseChat(data)
+		_, _ = parseChat(string(data))
 		if !json.Valid(data) || hasDuplicateKeys(data) {
 			return
 		}
@@ -306,15 +306,16 @@ func BenchmarkParseChat(b *testing.B) {
 		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "call_x", "content": strings.Repeat("line of a \"file\"\n", 80+i)})
 	}
 	body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": msgs})
-	b.SetBytes(int64(len(body)))
 	b.Run("parseChat", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if _, err := parseChat(body); err != nil {
+			if _, err := parseChat(string(body)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			if _, err := parseChatStd(body); err != nil {
 				b.Fatal(err)

@@ -68,8 +68,9 @@ type Reply struct {
 
 	// SSE, if set, is a complete event-stream body (for example a file of
 	// shared/testdata/provider-streams, see ReplayFile) sent verbatim with
-	// status 200, flushed event by event. Only Status, RetryAfter and
-	// ChunkDelay apply to it.
+	// status 200, flushed event by event. Of the other fields only
+	// RetryAfter and ChunkDelay apply to it, and a non-zero Status
+	// replaces it.
 	SSE string `json:"sse,omitempty"`
 }
 

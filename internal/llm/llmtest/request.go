@@ -11,7 +11,9 @@ import (
 // treat them as read-only.
 type Request struct {
 	Method string
-	Path   string
+	// Path is the URL path, such as "/v1/chat/completions".
+	Path string
+	// Header is a copy of the request header.
 	Header http.Header
 	// Body is the request body, or nil when the server does not record
 	// bodies (see Server.RecordBodies). Size is its length either way.

@@ -137,9 +137,10 @@ func (s *Server) RecordBodies(on bool) {
 	s.mu.Unlock()
 }
 
-// OnRequest sets a function called with every request, complete with body
-// and messages whatever RecordBodies says, before it is answered. It may
-// be called from several goroutines at once and must not keep req.
+// OnRequest sets a function called with every request before it is
+// answered, with its messages whatever RecordBodies says (but its Body
+// only when bodies are recorded). It may be called from several
+// goroutines at once and must not keep req.
 func (s *Server) OnRequest(f func(req *Request)) {
 	s.mu.Lock()
 	s.onRequest = f
@@ -147,15 +148,16 @@ func (s *Server) OnRequest(f func(req *Request)) {
 }
 
 // Requests returns a copy of the list of requests received so far, of any
-// method and path, in arrival order.
+// method and path, in the order they were recorded (arrival order, for
+// requests that do not overlap).
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
 
-// ChatRequests returns the POST /v1/chat/completions requests received so
-// far, in arrival order.
+// ChatRequests returns the POST /v1/chat/completions requests among
+// Requests.
 func (s *Server) ChatRequests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -209,17 +211,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.active.Done()
 
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Time: time.Now()}
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		return // the client went away
 	}
-	req.Body, req.Size = body, len(body)
+	req.Size = len(body)
 	isChat := req.Path == chatPath && req.Method == http.MethodPost
 	var parseErr error
 	if isChat {
 		req.Chat, parseErr = parseChat(body)
 	}
-	s.record(&req)
+	s.record(&req, body)
 
 	switch {
 	case isChat && parseErr != nil:
@@ -238,21 +240,44 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// record appends req to the log, without body and messages if so
-// configured, and calls the OnRequest hook.
-func (s *Server) record(req *Request) {
-	s.mu.Lock()
-	rec := *req
-	if s.noBodies {
-		rec.Body = nil
-		if rec.Chat != nil {
-			c := *rec.Chat
-			c.Messages = nil
-			rec.Chat = &c
-		}
+// copyBufs are the buffers readBody reads through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// readBody reads the request body into a string, in one allocation when
+// its length is known. Large fresh allocations are what a request costs
+// most here, so the body is read straight into the string the parser
+// reads and the messages' texts point into, and it is copied to
+// Request.Body only when it is recorded.
+func readBody(r *http.Request) (string, error) {
+	var b strings.Builder
+	if n := r.ContentLength; n > 0 && n <= 64<<20 {
+		b.Grow(int(n))
 	}
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	if _, err := io.CopyBuffer(&b, r.Body, *buf); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// record appends req to the log, with body and messages unless so
+// configured, and calls the OnRequest hook.
+func (s *Server) record(req *Request, body string) {
+	s.mu.Lock()
+	keep, hook := !s.noBodies, s.onRequest
+	s.mu.Unlock()
+	rec := *req
+	if keep {
+		req.Body = []byte(body)
+		rec.Body = req.Body
+	} else if rec.Chat != nil {
+		c := *rec.Chat
+		c.Messages = nil
+		rec.Chat = &c
+	}
+	s.mu.Lock()
 	s.requests = append(s.requests, rec)
-	hook := s.onRequest
 	s.mu.Unlock()
 	if hook != nil {
 		hook(req)

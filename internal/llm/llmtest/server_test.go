@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // get sends a GET to path under the server's base URL and returns status
@@ -261,7 +263,7 @@ func TestConcurrentRequests(t *testing.T) {
 	ids := make(chan string, n)
 	for range n {
 		wg.Go(func() {
-			resp, err := tryPost(t.Context(), s, chatBody(true, true))
+			resp, err := tryPost(t.Context(), s.URL(), chatBody(true, true))
 			if err != nil {
 				t.Error(err)
 				return
@@ -302,7 +304,7 @@ func TestUnstartedHandler(t *testing.T) {
 	if s.URL() != "" {
 		t.Errorf("URL of an unstarted server = %q", s.URL())
 	}
-	resp, err := http.Post(hs.URL+"/v1/chat/completions", "application/json", strings.NewReader(chatBody(false, false)))
+	resp, err := tryPost(t.Context(), hs.URL+"/v1", chatBody(false, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +314,7 @@ func TestUnstartedHandler(t *testing.T) {
 		t.Errorf("answer %s", body)
 	}
 	s.Close()
-	resp, err = http.Post(hs.URL+"/v1/chat/completions", "application/json", strings.NewReader(chatBody(false, false)))
+	resp, err = tryPost(t.Context(), hs.URL+"/v1", chatBody(false, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,5 +333,51 @@ func TestCloseStopsListening(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Error("closed server still answers")
+	}
+}
+
+// TestCloseLeavesNoGoroutines is not parallel: it counts goroutines, and
+// parallel tests only start once the sequential ones are done.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	before := runtime.NumGoroutine()
+
+	s := NewServer(Text("done"), Reply{Text: "stuck", Hang: true}, Reply{Text: "slow", ChunkDelay: time.Hour})
+	do := func() (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(chatBody(true, true)))
+		return client.Do(req)
+	}
+	resp, err := do() // leaves an idle keep-alive connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	var open []*http.Response // a hanging and a delayed stream
+	for range 2 {
+		resp, err := do()
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, resp)
+	}
+	s.Close()
+	for _, resp := range open {
+		if _, err := io.Copy(io.Discard, resp.Body); err == nil {
+			t.Error("stream open at Close ended cleanly")
+		}
+		resp.Body.Close()
+	}
+	tr.CloseIdleConnections()
+
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

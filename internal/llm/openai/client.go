@@ -214,7 +214,7 @@ func jsonInsteadOfStream(resp *http.Response) error {
 // the end of the chunked body), so the connection can be reused. It gives
 // up after a bound, closing the connection instead.
 func drain(body io.ReadCloser) {
-	t := time.AfterFunc(200*time.Millisecond, func() { body.Close() })
+	t := time.AfterFunc(100*time.Millisecond, func() { body.Close() })
 	defer t.Stop()
 	_, _ = io.CopyN(io.Discard, body, 64<<10)
 }

@@ -112,6 +112,28 @@ func requestSize(req *llm.Request) int {
 
 const hexDigits = "0123456789abcdef"
 
+// le64 loads the first eight bytes of s as a little-endian word; the
+// compiler turns it into one load.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hasSpecial reports whether any byte of x is one appendString cannot
+// copy as it is: below 0x20, '"', '\\' or non-ASCII. It uses the
+// classic word tricks ("Bit Twiddling Hacks": haszero and hasless), which
+// are exact when asked whether any byte matches.
+func hasSpecial(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	less := (x - lo*0x20) & ^x
+	quote := x ^ (lo * '"')
+	quote = (quote - lo) & ^quote
+	backslash := x ^ (lo * '\\')
+	backslash = (backslash - lo) & ^backslash
+	return (less|quote|backslash|x)&hi != 0
+}
+
 // plainASCII marks with a 1 the bytes appendString copies as they are:
 // printable ASCII other than '"' and '\'.
 const plainASCII = "" +
@@ -139,7 +161,11 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Skip plain bytes fast: they are nearly all of a typical text.
+		// Skip plain bytes fast, eight at a time while possible: they
+		// are nearly all of a typical text.
+		for i+8 <= len(s) && !hasSpecial(le64(s[i:])) {
+			i += 8
+		}
 		for i < len(s) && plainASCII[s[i]] == 1 {
 			i++
 		}

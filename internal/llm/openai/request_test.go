@@ -181,3 +181,34 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+func TestPlainASCIITable(t *testing.T) {
+	t.Parallel()
+	if len(plainASCII) != 256 {
+		t.Fatalf("len(plainASCII) = %d", len(plainASCII))
+	}
+	for b := range 256 {
+		want := b >= 0x20 && b < 0x80 && b != '"' && b != '\\'
+		if got := plainASCII[b] == 1; got != want {
+			t.Errorf("plainASCII[%#x] = %v, want %v", b, got, want)
+		}
+	}
+}
+
+func TestHasSpecial(t *testing.T) {
+	t.Parallel()
+	// Every byte value in every position, among plain neighbours.
+	for pos := range 8 {
+		for b := range 256 {
+			w := []byte("abcdefgh")
+			w[pos] = byte(b)
+			want := plainASCII[b] != 1
+			if got := hasSpecial(le64(string(w))); got != want {
+				t.Fatalf("hasSpecial(%q) = %v, want %v", w, got, want)
+			}
+		}
+	}
+	if hasSpecial(le64("plain ok")) {
+		t.Fatal("plain word reported special")
+	}
+}

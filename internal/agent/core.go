@@ -73,6 +73,7 @@ type Core struct {
 
 	mu     sync.Mutex
 	active map[string]context.CancelCauseFunc // session id → cancel of its turn
+	files  map[string]*tools.FileTracker      // session id → read-before-write guard
 }
 
 // New returns a Core.
@@ -102,7 +103,8 @@ func New(opts Options) (*Core, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc)}, nil
+	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
+		files: make(map[string]*tools.FileTracker)}, nil
 }
 
 // Owner returns the name this Core holds leases under.
@@ -150,6 +152,20 @@ func (c *Core) claim(sessionID string, cancel context.CancelCauseFunc) error {
 	}
 	c.active[sessionID] = cancel
 	return nil
+}
+
+// fileTracker returns the session's read-before-write guard. It lives as
+// long as this Core: a session continued by another process starts with an
+// empty one, so the model must read a file again before changing it.
+func (c *Core) fileTracker(sessionID, root string) *tools.FileTracker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ft, ok := c.files[sessionID]
+	if !ok {
+		ft = tools.NewFileTracker(root)
+		c.files[sessionID] = ft
+	}
+	return ft
 }
 
 func (c *Core) unclaim(sessionID string) {

@@ -135,7 +135,7 @@ func (t *turn) execute(c *call) (outcome, error) {
 // invoke runs the tool. It is safe to call from several goroutines at once
 // for concurrency-safe tools.
 func (t *turn) invoke(c *call) outcome {
-	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID}
+	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files}
 	env.Output = func(text string) {
 		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
 	}

@@ -107,6 +107,7 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 		sess:  sess,
 		model: model,
 		ws:    ws,
+		files: c.fileTracker(sess.ID, ws.Root()),
 		id:    newID(),
 		sink:  sink,
 		seen:  make(map[string]bool),
@@ -130,6 +131,7 @@ type turn struct {
 	model   Model
 	id      string
 	ws      *tools.Workspace
+	files   *tools.FileTracker
 	maxIter int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output

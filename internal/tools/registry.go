@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // maxToolNameLen is the longest tool name OpenAI-compatible providers
@@ -25,16 +25,12 @@ const maxToolNameLen = 64
 type Registry struct {
 	tools   []Tool
 	entries map[string]*entry
-	printer *message.Printer
 }
 
 // entry is one registered tool with its compiled schema.
 type entry struct {
 	tool   Tool
-	schema *jsonschema.Schema
-	// props are the names of the top-level properties the schema
-	// declares, sorted, to suggest when the model uses an unknown one.
-	props []string
+	schema *argSchema
 }
 
 // ArgumentError reports call arguments that are not valid JSON or do not
@@ -67,14 +63,14 @@ func (e *ArgumentError) Unwrap() error { return e.Syntax }
 // NewRegistry returns a registry of tools, offered in the order given. It
 // fails if a name is empty, not a valid function name for the providers
 // (letters, digits, '_' and '-', at most 64), or used twice, or if a schema
-// is not a valid JSON schema (draft 2020-12 unless it says otherwise) of an
-// object. Schemas may not load external references: a tool's schema must
-// be self-contained.
+// is not a valid JSON schema of an object: draft 2020-12, or draft-07 if
+// its "$schema" says so. Schemas may not load external references (a
+// tool's schema must be self-contained), nor have references that lead
+// back to where they started without going into a property or an item.
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r := &Registry{
 		tools:   slices.Clone(tools),
 		entries: make(map[string]*entry, len(tools)),
-		printer: message.NewPrinter(language.English),
 	}
 	for i, t := range tools {
 		if t == nil {
@@ -87,11 +83,11 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 		if _, dup := r.entries[name]; dup {
 			return nil, fmt.Errorf("register tool %q: name already registered", name)
 		}
-		e, err := compileEntry(t)
+		sch, err := compileSchema(t.Schema())
 		if err != nil {
 			return nil, fmt.Errorf("register tool %q: %w", name, err)
 		}
-		r.entries[name] = e
+		r.entries[name] = &entry{tool: t, schema: sch}
 	}
 	return r, nil
 }
@@ -113,51 +109,6 @@ func checkToolName(name string) error {
 		}
 	}
 	return nil
-}
-
-// compileEntry compiles t's schema with a compiler of its own, so schema
-// ids of unrelated tools (MCP servers, say) cannot clash.
-func compileEntry(t Tool) (*entry, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Schema()))
-	if err != nil {
-		return nil, fmt.Errorf("parse schema: %w", err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("schema is a JSON %s, want an object", jsonKind(doc))
-	}
-	if typ, ok := obj["type"].(string); !ok || typ != "object" {
-		return nil, errors.New(`schema must have "type": "object"`)
-	}
-
-	const url = "mem:///tool-schema.json"
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("add schema: %w", err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema: %w", err)
-	}
-
-	e := &entry{tool: t, schema: sch}
-	if props, ok := obj["properties"].(map[string]any); ok {
-		for p := range props {
-			e.props = append(e.props, p)
-		}
-		slices.Sort(e.props)
-	}
-	return e, nil
-}
-
-// refuseLoader keeps schemas from reading files or the network through
-// "$ref".
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema references %s: external references are not supported", url)
 }
 
 // Lookup returns the tool registered under name.
@@ -186,23 +137,17 @@ func (r *Registry) Validate(name string, args json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	text := bytes.TrimSpace(args)
-	if len(text) == 0 {
-		text = []byte("{}")
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
-	if err != nil {
+	var doc any
+	if text := bytes.TrimSpace(args); len(text) == 0 {
+		doc = map[string]any{}
+	} else if err := json.Unmarshal(text, &doc); err != nil {
+		// json.Unmarshal also refuses trailing data after the value.
 		return &ArgumentError{Tool: name, Syntax: describeSyntaxError(err)}
 	}
-	err = e.schema.Validate(doc)
-	if err == nil {
-		return nil
+	if problems := e.schema.validate(doc); len(problems) > 0 {
+		return &ArgumentError{Tool: name, Problems: problems}
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return fmt.Errorf("validate arguments of %s: %w", name, err)
-	}
-	return &ArgumentError{Tool: name, Problems: r.problems(e, ve)}
+	return nil
 }
 
 // describeSyntaxError adds the byte offset to a JSON syntax error, which
@@ -215,77 +160,331 @@ func describeSyntaxError(err error) error {
 	return err
 }
 
-// problems flattens a validation error tree into one line per failing
-// leaf: problems with the whole object first, then the others by JSON
-// pointer, deduplicated, so the message is stable.
-func (r *Registry) problems(e *entry, ve *jsonschema.ValidationError) []string {
-	type problem struct{ ptr, msg string }
-	var ps []problem
-	var walk func(v *jsonschema.ValidationError)
-	walk = func(v *jsonschema.ValidationError) {
-		if len(v.Causes) > 0 {
-			for _, c := range v.Causes {
-				walk(c)
+// Compiling a schema. jsonschema-go parses it and resolves it, which
+// checks regular expressions and references (refusing external ones). It
+// does not check type names, so we do, and it does not show where
+// references lead, so schemaIndex finds their targets the way the library
+// does: to refuse reference cycles, which would make its Validate recurse
+// until the process dies, and to let the pass in validate.go follow them.
+
+// schemaBaseURI is the URI tool schemas are resolved against, so that
+// relative "$id"s have an absolute base.
+const schemaBaseURI = "mem:///tool-schema.json"
+
+// The "$schema" values the library can validate; "" means 2020-12.
+const (
+	draft07     = "http://json-schema.org/draft-07/schema#"
+	draft202012 = "https://json-schema.org/draft/2020-12/schema"
+)
+
+// knownDraft returns the "$schema" value the library knows for one a
+// schema gives, which may be spelled with or without "https" or a final
+// '#'.
+func knownDraft(uri string) (string, bool) {
+	switch strings.TrimSuffix(strings.Replace(uri, "https://", "http://", 1), "#") {
+	case "":
+		return "", true
+	case "http://json-schema.org/draft-07/schema":
+		return draft07, true
+	case "http://json-schema.org/draft/2020-12/schema":
+		return draft202012, true
+	}
+	return "", false
+}
+
+// jsonTypes are the type names a schema's "type" may use.
+var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// argSchema is a tool's compiled argument schema.
+type argSchema struct {
+	resolved *jsonschema.Resolved
+	root     *node
+	// exact is set when the schema uses only keywords the pass covers,
+	// so the pass alone decides.
+	exact bool
+}
+
+// compileSchema parses, checks and resolves a tool's schema, and builds
+// the node graph the pass walks.
+func compileSchema(raw json.RawMessage) (*argSchema, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("parse schema: %w", err)
+	}
+	// raw is valid JSON now, so its first byte tells its kind.
+	if k := rawKind(raw); k != "object" {
+		return nil, fmt.Errorf("schema is a JSON %s, want an object", k)
+	}
+	if s.Type != "object" {
+		return nil, errors.New(`schema must have "type": "object"`)
+	}
+	draft, ok := knownDraft(s.Schema)
+	if !ok {
+		return nil, fmt.Errorf("compile schema: unsupported $schema %q (want draft-07 or 2020-12)", s.Schema)
+	}
+	s.Schema = draft
+	rs, err := s.Resolve(&jsonschema.ResolveOptions{BaseURI: schemaBaseURI, Loader: refuseLoader})
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	ix, err := indexSchema(&s)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	if err := ix.checkRefs(); err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	b := builder{ix: ix, nodes: map[*jsonschema.Schema]*node{}, exact: true}
+	root := b.node(&s)
+	return &argSchema{resolved: rs, root: root, exact: b.exact}, nil
+}
+
+// refuseLoader keeps schemas from reading files or the network through
+// "$ref".
+func refuseLoader(*url.URL) (*jsonschema.Schema, error) {
+	return nil, errors.New("external references are not supported")
+}
+
+// rawKind names the JSON type of a valid JSON text.
+func rawKind(raw []byte) string {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return "object"
+		case '[':
+			return "array"
+		case '"':
+			return "string"
+		case 't', 'f':
+			return "boolean"
+		case 'n':
+			return "null"
+		default:
+			return "number"
+		}
+	}
+	return "empty text"
+}
+
+// schemaIndex records where every subschema of a tool schema is, so that
+// "$ref"s can be followed the way the library resolves them.
+type schemaIndex struct {
+	draft7 bool
+	// paths maps the JSON pointer of each subschema, from the root, to it.
+	paths map[string]*jsonschema.Schema
+	// where is the inverse of paths.
+	where map[*jsonschema.Schema]string
+	// base is each subschema's base URI, without fragment.
+	base map[*jsonschema.Schema]string
+	// ids maps base URIs to the schemas that establish them.
+	ids map[string]*jsonschema.Schema
+	// anchors maps "<base>#<anchor>" to the schema with that anchor.
+	anchors map[string]*jsonschema.Schema
+	// dynamic maps a "$dynamicAnchor" name to the schemas declaring it.
+	dynamic map[string][]*jsonschema.Schema
+}
+
+// indexSchema walks root, checks the type names it uses (the library does
+// not) and records paths, base URIs and anchors.
+func indexSchema(root *jsonschema.Schema) (*schemaIndex, error) {
+	ix := &schemaIndex{
+		draft7:  root.Schema == draft07,
+		paths:   map[string]*jsonschema.Schema{},
+		where:   map[*jsonschema.Schema]string{},
+		base:    map[*jsonschema.Schema]string{},
+		ids:     map[string]*jsonschema.Schema{},
+		anchors: map[string]*jsonschema.Schema{},
+		dynamic: map[string][]*jsonschema.Schema{},
+	}
+	ix.ids[schemaBaseURI] = root
+	var walk func(s *jsonschema.Schema, path, base string) error
+	walk = func(s *jsonschema.Schema, path, base string) error {
+		for _, t := range s.Types {
+			if !slices.Contains(jsonTypes, t) {
+				return fmt.Errorf("at %s: unknown type %q", schemaLocation(path), t)
 			}
-			return
 		}
-		p := problem{ptr: jsonPointer(v.InstanceLocation), msg: v.ErrorKind.LocalizedString(r.printer)}
-		if _, ok := v.ErrorKind.(*kind.AdditionalProperties); ok && p.ptr == "" && len(e.props) > 0 {
-			p.msg += " (known properties: " + strings.Join(e.props, ", ") + ")"
+		if s.Type != "" && !slices.Contains(jsonTypes, s.Type) {
+			return fmt.Errorf("at %s: unknown type %q", schemaLocation(path), s.Type)
 		}
-		ps = append(ps, p)
+		if s.ID != "" && !(ix.draft7 && s.Ref != "") {
+			// The library has checked the "$id"s; this follows how it
+			// resolves them.
+			id, err := url.Parse(s.ID)
+			if err != nil {
+				return fmt.Errorf("at %s: $id: %w", schemaLocation(path), err)
+			}
+			if ix.draft7 && id.Fragment != "" {
+				// A draft-07 "$id": "#name" is an anchor.
+				ix.anchors[base+"#"+id.Fragment] = s
+			} else {
+				u, _ := url.Parse(base)
+				u = u.ResolveReference(id)
+				u.Fragment = ""
+				base = u.String()
+				ix.ids[base] = s
+			}
+		}
+		if s.Anchor != "" {
+			ix.anchors[base+"#"+s.Anchor] = s
+		}
+		if s.DynamicAnchor != "" {
+			ix.anchors[base+"#"+s.DynamicAnchor] = s
+			ix.dynamic[s.DynamicAnchor] = append(ix.dynamic[s.DynamicAnchor], s)
+		}
+		ix.paths[path] = s
+		ix.where[s] = path
+		ix.base[s] = base
+		var err error
+		eachSubschema(s, func(key string, c *jsonschema.Schema) bool {
+			err = walk(c, path+"/"+key, base)
+			return err == nil
+		})
+		return err
 	}
-	walk(ve)
-	if len(ps) == 0 {
-		// A tree without leaves should not happen; fall back to the
-		// library's own rendering rather than saying nothing.
-		return []string{ve.LocalizedError(r.printer)}
+	if err := walk(root, "", schemaBaseURI); err != nil {
+		return nil, err
 	}
-	slices.SortFunc(ps, func(a, b problem) int {
-		if c := strings.Compare(a.ptr, b.ptr); c != 0 {
-			return c
-		}
-		return strings.Compare(a.msg, b.msg)
-	})
-	ps = slices.Compact(ps)
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		if p.ptr == "" {
-			out[i] = p.msg
-		} else {
-			out[i] = fmt.Sprintf("at '%s': %s", p.ptr, p.msg)
-		}
-	}
-	return out
+	return ix, nil
 }
 
-// jsonPointer renders instance location tokens as an RFC 6901 pointer.
-func jsonPointer(tokens []string) string {
-	var sb strings.Builder
-	for _, t := range tokens {
-		sb.WriteByte('/')
-		t = strings.ReplaceAll(t, "~", "~0")
-		sb.WriteString(strings.ReplaceAll(t, "/", "~1"))
+// schemaLocation renders the JSON pointer of a subschema for an error.
+func schemaLocation(path string) string {
+	if path == "" {
+		return "the root"
 	}
-	return sb.String()
+	return "'" + path + "'"
 }
 
-// jsonKind names the JSON type of a value decoded by jsonschema.UnmarshalJSON.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		return fmt.Sprintf("%T", v)
+// eachSubschema calls f with every direct subschema of s and its JSON
+// pointer from s (escaped, without the leading '/'), in a fixed order,
+// until f returns false.
+func eachSubschema(s *jsonschema.Schema, f func(key string, c *jsonschema.Schema) bool) bool {
+	one := func(key string, c *jsonschema.Schema) bool { return c == nil || f(key, c) }
+	list := func(key string, cs []*jsonschema.Schema) bool {
+		for i, c := range cs {
+			if !f(key+"/"+strconv.Itoa(i), c) {
+				return false
+			}
+		}
+		return true
 	}
+	set := func(key string, m map[string]*jsonschema.Schema) bool {
+		if len(m) == 0 {
+			return true
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !f(key+"/"+escapePointer(k), m[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return set("$defs", s.Defs) && set("definitions", s.Definitions) &&
+		set("dependencies", s.DependencySchemas) && set("dependentSchemas", s.DependentSchemas) &&
+		set("properties", s.Properties) && set("patternProperties", s.PatternProperties) &&
+		one("items", s.Items) && list("items", s.ItemsArray) && list("prefixItems", s.PrefixItems) &&
+		one("additionalItems", s.AdditionalItems) && one("contains", s.Contains) &&
+		one("unevaluatedItems", s.UnevaluatedItems) &&
+		one("additionalProperties", s.AdditionalProperties) && one("propertyNames", s.PropertyNames) &&
+		one("unevaluatedProperties", s.UnevaluatedProperties) &&
+		list("allOf", s.AllOf) && list("anyOf", s.AnyOf) && list("oneOf", s.OneOf) &&
+		one("not", s.Not) && one("if", s.If) && one("then", s.Then) && one("else", s.Else) &&
+		one("contentSchema", s.ContentSchema)
+}
+
+// target returns the schema a reference in s points to, or nil if it
+// cannot find it.
+func (ix *schemaIndex) target(s *jsonschema.Schema, ref string) *jsonschema.Schema {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return nil
+	}
+	base, err := url.Parse(ix.base[s])
+	if err != nil {
+		return nil
+	}
+	u = base.ResolveReference(u)
+	frag := u.Fragment
+	u.Fragment = ""
+	doc := ix.ids[u.String()]
+	if doc == nil {
+		return nil
+	}
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return ix.anchors[u.String()+"#"+frag]
+	}
+	return ix.paths[ix.where[doc]+frag]
+}
+
+// checkRefs refuses schemas with a reference we cannot follow (the library
+// resolved it, so that would be a difference between us) or with
+// references that lead back to a schema for the same value, such as
+// {"$ref": "#"} at the root: validating them would never end, and the
+// library would overflow the stack and kill the process.
+func (ix *schemaIndex) checkRefs() error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*jsonschema.Schema]int{}
+	var visit func(s *jsonschema.Schema) error
+	visit = func(s *jsonschema.Schema) error {
+		switch state[s] {
+		case active:
+			return fmt.Errorf("at %s: references form a cycle that never reaches a property or item",
+				schemaLocation(ix.where[s]))
+		case done:
+			return nil
+		}
+		state[s] = active
+		next, err := ix.inPlace(s)
+		for _, t := range next {
+			if err == nil {
+				err = visit(t)
+			}
+		}
+		state[s] = done
+		return err
+	}
+	for _, p := range slices.Sorted(maps.Keys(ix.paths)) {
+		if err := visit(ix.paths[p]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inPlace returns the schemas that apply to the same value as s (as
+// opposed to a property or an item of it). A $dynamicRef may land on any
+// schema with the anchor it names, so all of those are included.
+func (ix *schemaIndex) inPlace(s *jsonschema.Schema) ([]*jsonschema.Schema, error) {
+	next := slices.Concat(s.AllOf, s.AnyOf, s.OneOf)
+	for _, c := range []*jsonschema.Schema{s.Not, s.If, s.Then, s.Else} {
+		if c != nil {
+			next = append(next, c)
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{s.DependentSchemas, s.DependencySchemas} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			next = append(next, m[k])
+		}
+	}
+	for _, ref := range []string{s.Ref, s.DynamicRef} {
+		if ref == "" {
+			continue
+		}
+		t := ix.target(s, ref)
+		if t == nil {
+			return nil, fmt.Errorf("at %s: cannot follow reference %q", schemaLocation(ix.where[s]), ref)
+		}
+		next = append(next, t)
+	}
+	if i := strings.IndexByte(s.DynamicRef, '#'); i >= 0 {
+		next = append(next, ix.dynamic[s.DynamicRef[i+1:]]...)
+	}
+	return next, nil
 }

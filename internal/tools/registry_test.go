@@ -111,7 +111,11 @@ func TestValidate(t *testing.T) {
 		},
 		{
 			name: "trailing data", tool: "read", args: `{"path":"a"} {}`,
-			want: "invalid JSON arguments: ", prefix: true,
+			want: "invalid JSON arguments: invalid character '{' after top-level value (at byte 14)",
+		},
+		{
+			name: "number out of range", tool: "read", args: `{"path":"a","limit":1e400}`,
+			want: "invalid JSON arguments: json: cannot unmarshal number 1e400 into Go value of type float64",
 		},
 		{name: "unknown tool", tool: "nope", args: `{}`, want: `unknown tool "nope"`, unknown: true},
 	}
@@ -223,10 +227,30 @@ func BenchmarkValidate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := json.RawMessage(`{"path":"internal/tools/registry.go","limit":200,"tags":["a","b"]}`)
+	b.Run("valid", func(b *testing.B) {
+		args := json.RawMessage(`{"path":"internal/tools/registry.go","limit":200,"tags":["a","b"]}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := r.Validate("read", args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("invalid", func(b *testing.B) {
+		args := json.RawMessage(`{"limit":"x","mode":"c","tags":["ok",3]}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := r.Validate("read", args); err == nil {
+				b.Fatal("Validate accepted invalid arguments")
+			}
+		}
+	})
+}
+
+func BenchmarkNewRegistry(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := r.Validate("read", args); err != nil {
+		if _, err := NewRegistry(fakeTool{name: "read", schema: readSchema}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -74,4 +74,9 @@ type Env struct {
 	SessionID string
 	// Output, if set, streams a piece of output to the user (tool.output).
 	Output func(text string)
+	// Files is the session's read-before-write guard: read tools record
+	// what they read in it, write tools refuse to change an existing file
+	// the session has not read or that changed on disk since. It lives as
+	// long as the session. Nil means no guard: write tools skip the check.
+	Files *FileTracker
 }

@@ -19,12 +19,17 @@ import (
 )
 
 // All returns the built-in tools in the order they are offered to the
-// model: read_file, list_dir, write_file.
+// model: read_file, list_dir, glob, grep, write_file, edit_file,
+// apply_patch. grep looks for rg on PATH once, here.
 func All() []tools.Tool {
 	return []tools.Tool{
 		newReadFile(),
 		newListDir(),
+		newGlob(),
+		newGrep(),
 		newWriteFile(),
+		newEditFile(),
+		newApplyPatch(),
 	}
 }
 

@@ -71,7 +71,11 @@ func TestAll(t *testing.T) {
 	}{
 		{"read_file", tools.RiskRead, true},
 		{"list_dir", tools.RiskRead, true},
+		{"glob", tools.RiskRead, true},
+		{"grep", tools.RiskRead, true},
 		{"write_file", tools.RiskWrite, false},
+		{"edit_file", tools.RiskWrite, false},
+		{"apply_patch", tools.RiskWrite, false},
 	}
 	got := reg.Tools()
 	if len(got) != len(want) {

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -123,6 +125,9 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 	}
 	head = head[:n]
 	if n == 0 {
+		if env.Files != nil {
+			env.Files.RecordRead(abs, nil, fi)
+		}
 		return tools.Result{Content: fmt.Sprintf("%s is empty (0 bytes).", rel)}, nil
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
@@ -135,8 +140,18 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 			rel, humanSize(fi.Size()), kind)
 	}
 
+	// The reader reads the whole file (it counts the lines after the
+	// window), so hashing what passes through it fingerprints the file
+	// for the read-before-write guard.
+	var rest io.Reader = f
+	var sum hash.Hash
+	if env.Files != nil {
+		sum = sha256.New()
+		sum.Write(head)
+		rest = io.TeeReader(f, sum)
+	}
 	r := lineReader{
-		br:       bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), 64<<10),
+		br:       bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), rest), 64<<10),
 		start:    1,
 		limit:    t.maxLines,
 		maxBytes: t.maxBytes,
@@ -152,6 +167,9 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 	}
 	if r.first == 0 {
 		return tools.Result{}, fmt.Errorf("offset %d is past the end of %s, which has %d lines", r.start, rel, r.total)
+	}
+	if sum != nil {
+		env.Files.RecordReadSum(abs, [sha256.Size]byte(sum.Sum(nil)), fi)
 	}
 	return tools.Result{Content: r.render()}, nil
 }

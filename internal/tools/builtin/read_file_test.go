@@ -3,8 +3,11 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
@@ -188,3 +191,50 @@ func TestGuessFileType(t *testing.T) {
 
 // clip shortens long test output.
 func clip(s string) string { return tools.Truncate(s, 2000) }
+
+// TestReadFileRecordsRead checks what read_file records in the guard: whole
+// and partial reads and empty files, but not failed reads.
+func TestReadFileRecordsRead(t *testing.T) {
+	t.Parallel()
+	env, root := newGuardedEnv(t)
+	var long strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	files := map[string]string{
+		"whole.txt": "a\nb\n",
+		"part.txt":  long.String(),
+		"empty.txt": "",
+		"bin.dat":   "\x00\x01",
+		"short.txt": "one line\n",
+	}
+	writeFiles(t, root, files)
+	tests := []struct {
+		args, file string
+		recorded   bool
+	}{
+		{`{"path":"whole.txt"}`, "whole.txt", true},
+		{`{"path":"part.txt","offset":100,"limit":5}`, "part.txt", true},
+		{`{"path":"empty.txt"}`, "empty.txt", true},
+		{`{"path":"bin.dat"}`, "bin.dat", false},
+		{`{"path":"short.txt","offset":5}`, "short.txt", false},
+	}
+	for _, tt := range tests {
+		_, _ = run(t, newReadFile(), env, tt.args)
+		abs := filepath.Join(root, tt.file)
+		fi, err := os.Stat(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A wrong hash would be caught: pretend the time changed.
+		err = env.Files.Check(abs, touched{fi}, []byte(files[tt.file]))
+		if (err == nil) != tt.recorded {
+			t.Errorf("after read_file(%s): Check = %v, want recorded=%v", tt.args, err, tt.recorded)
+		}
+	}
+}
+
+// touched is file information with a later modification time.
+type touched struct{ os.FileInfo }
+
+func (f touched) ModTime() time.Time { return f.FileInfo.ModTime().Add(time.Hour) }

@@ -70,13 +70,35 @@ func (*writeFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	created, err := ws.WriteFileAtomic(abs, []byte(a.Content), newFileMode)
+	// An existing file must pass the read-before-write guard, and its old
+	// content is kept for the diff. Anything else (a new file, a
+	// directory) is left to WriteFileAtomic to create or refuse.
+	var old []byte
+	exists := false
+	if fi, err := ws.Stat(abs); err == nil && fi.Mode().IsRegular() {
+		if old, err = ws.ReadFile(abs); err != nil {
+			return tools.Result{}, err
+		}
+		exists = true
+		if env.Files != nil {
+			if err := env.Files.Check(abs, fi, old); err != nil {
+				return tools.Result{}, err
+			}
+		}
+	}
+	data := []byte(a.Content)
+	created, err := ws.WriteFileAtomic(abs, data, newFileMode)
 	if err != nil {
 		return tools.Result{}, err
 	}
+	recordWrite(env, ws, abs, data)
 	how := "overwritten"
 	if created {
 		how = "created"
 	}
-	return tools.Result{Content: fmt.Sprintf("Wrote %d bytes to %s (%s)", len(a.Content), rel, how)}, nil
+	msg := fmt.Sprintf("Wrote %d bytes to %s (%s)", len(a.Content), rel, how)
+	if exists && !created {
+		msg += "\n\n" + changeDiff(rel, string(old), a.Content)
+	}
+	return tools.Result{Content: msg}, nil
 }

@@ -42,7 +42,9 @@ func TestWriteFile(t *testing.T) {
 		{name: "unicode", path: "uni.txt", content: "日本語", want: "Wrote 9 bytes to uni.txt (created)"},
 		{
 			name: "overwrite keeps mode", path: "existing.sh", content: "#!/bin/sh\necho new\n",
-			want: "Wrote 19 bytes to existing.sh (overwritten)", wantMode: 0o700,
+			want: "Wrote 19 bytes to existing.sh (overwritten)\n\n--- a/existing.sh\n+++ b/existing.sh\n" +
+				"@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo old\n+echo new\n",
+			wantMode: 0o700,
 		},
 		{name: "absolute inside", path: filepath.Join(root, "abs.txt"), content: "a", want: "Wrote 1 bytes to abs.txt (created)"},
 		{name: "git refused", path: ".git/config", content: "evil", wantErr: tools.ErrGitInternals, errHas: "refusing to write .git/config"},
@@ -106,5 +108,51 @@ func TestWriteFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("a file was written outside the workspace: %v", entries)
+	}
+}
+
+func TestWriteFileGuard(t *testing.T) {
+	t.Parallel()
+	env, root := newGuardedEnv(t)
+	writeFiles(t, root, map[string]string{"w.txt": "old\n"})
+	p := filepath.Join(root, "w.txt")
+	write := func(path, content string) (string, error) {
+		t.Helper()
+		return run(t, newWriteFile(), env, fmt.Sprintf(`{"path":%q,"content":%q}`, path, content))
+	}
+
+	_, err := write("w.txt", "new\n")
+	if !errors.Is(err, tools.ErrFileNotRead) ||
+		err.Error() != "w.txt has not been read in this session; read it with read_file before editing it" {
+		t.Fatalf("overwrite before read: %v", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "old\n" {
+		t.Fatalf("w.txt was overwritten: %q", data)
+	}
+	if _, err := run(t, newReadFile(), env, `{"path":"w.txt","limit":1}`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := write("w.txt", "new\n")
+	if err != nil {
+		t.Fatalf("overwrite after read: %v", err)
+	}
+	if want := "Wrote 4 bytes to w.txt (overwritten)\n\n--- a/w.txt\n+++ b/w.txt\n@@ -1 +1 @@\n-old\n+new\n"; got != want {
+		t.Errorf("result:\n%s\nwant:\n%s", got, want)
+	}
+	if got, err := write("w.txt", "new\n"); err != nil || !strings.HasSuffix(got, "The content is unchanged.") {
+		t.Errorf("rewrite of own write: %q, %v", got, err)
+	}
+	if _, err := write("fresh/n.txt", "n\n"); err != nil {
+		t.Fatalf("create without read: %v", err)
+	}
+	if _, err := write("fresh/n.txt", "m\n"); err != nil {
+		t.Fatalf("overwrite of a file the session created: %v", err)
+	}
+	changeOnDisk(t, p, "theirs\n")
+	if _, err := write("w.txt", "mine\n"); !errors.Is(err, tools.ErrFileChanged) {
+		t.Fatalf("overwrite after outside change: %v", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "theirs\n" {
+		t.Errorf("w.txt = %q", data)
 	}
 }

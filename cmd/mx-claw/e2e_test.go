@@ -753,3 +753,54 @@ func TestRunSIGKILLMidToolThenContinue(t *testing.T) {
 		t.Errorf("status %s", d.Session.Status)
 	}
 }
+
+func TestRunEditBuildFix(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH; cannot build the workspace")
+	}
+	e := newEnv(t,
+		llmtest.Call("read_file", `{"path":"main.go"}`),
+		llmtest.Call("edit_file", `{"path":"main.go","old_string":"fmt.Println(\"hello\")","new_string":"fmt.Println(greeting)"}`),
+		llmtest.Call("run_command", `{"command":"go build ./... 2>&1"}`),
+		llmtest.Call("edit_file", `{"path":"main.go","old_string":"func main() {","new_string":"const greeting = \"hello, fixed\"\n\nfunc main() {"}`),
+		llmtest.Call("run_command", `{"command":"go build -o app . && ./app"}`),
+		llmtest.Text("Fixed: the build passes and prints the greeting."),
+	)
+	e.writeWS("go.mod", "module demo\n\ngo 1.21\n")
+	e.writeWS("main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n")
+	cmd := e.command(context.Background(), "run", "--yolo", "make it print a constant greeting")
+	// The user's build cache keeps `go build` in the workspace fast.
+	gocache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(goBin)+":"+os.Getenv("PATH"),
+		"GOCACHE="+strings.TrimSpace(string(gocache)), "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests, want 6\n%s", len(reqs), out)
+	}
+	lastTool := func(r llmtest.Request) string {
+		msgs := r.Chat.Messages
+		return msgs[len(msgs)-1].Content
+	}
+	if got := lastTool(reqs[3]); !strings.Contains(got, "undefined: greeting") || !strings.Contains(got, "exit code 1") {
+		t.Errorf("the model did not see the build error: %q", got)
+	}
+	if got := lastTool(reqs[2]); !strings.Contains(got, "+\tfmt.Println(greeting)") {
+		t.Errorf("edit_file returned no diff: %q", got)
+	}
+	if got := lastTool(reqs[5]); !strings.Contains(got, "hello, fixed") || !strings.Contains(got, "exit code 0") {
+		t.Errorf("the fixed program's output: %q", got)
+	}
+	src, _ := os.ReadFile(filepath.Join(e.ws, "main.go"))
+	if !strings.Contains(string(src), "const greeting") {
+		t.Errorf("main.go after the fix:\n%s", src)
+	}
+}

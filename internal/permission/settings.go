@@ -1,0 +1,194 @@
+package permission
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Settings is the permission part of one settings file (user:
+// $MX_CLAW_HOME/settings.json; project: <workspace>/.mx-claw/settings.json):
+//
+//	{"permissions": {"allow": [...], "ask": [...], "deny": [...],
+//	                 "defaultMode": "acceptEdits",
+//	                 "additionalDirectories": [...]},
+//	 "hooks": {...}}
+//
+// Top-level keys other than "permissions" (hooks, env, …) are kept raw in
+// Other for the packages that own them.
+type Settings struct {
+	// Path is the file the settings were read from.
+	Path string
+	// Exists reports whether the file exists; a missing file gives empty
+	// settings.
+	Exists bool
+	// Allow, Ask and Deny are the rule lists, in file order.
+	Allow, Ask, Deny []Rule
+	// DefaultMode is permissions.defaultMode, or "" if unset.
+	DefaultMode Mode
+	// AdditionalDirectories is permissions.additionalDirectories as
+	// written (Claude Code's key); the workspace wiring decides what it
+	// means.
+	AdditionalDirectories []string
+	// Other holds the top-level keys other than "permissions", unparsed.
+	Other map[string]json.RawMessage
+}
+
+// UserSettingsPath returns the user settings file under the mx-claw home
+// directory.
+func UserSettingsPath(home string) string { return filepath.Join(home, "settings.json") }
+
+// ProjectSettingsPath returns the project settings file of a workspace.
+func ProjectSettingsPath(workspace string) string {
+	return filepath.Join(workspace, ".mx-claw", "settings.json")
+}
+
+// LoadSettings reads and parses a settings file. A missing file gives
+// empty settings with Exists false; any other problem is an error naming
+// the file (and the entry, for a bad rule or mode) that matches
+// ErrInvalidSettings, or a read error.
+func LoadSettings(path string) (*Settings, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Settings{Path: path}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	return ParseSettings(path, data)
+}
+
+// ParseSettings parses the text of a settings file; path is used in
+// errors. Every malformed entry is reported (joined), none is skipped.
+func ParseSettings(path string, data []byte) (*Settings, error) {
+	s := &Settings{Path: path, Exists: true}
+	bad := func(field string, err error) error { return &SettingsError{Path: path, Field: field, Err: err} }
+	if len(bytes.TrimSpace(data)) == 0 {
+		return s, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, bad("", jsonProblem(data, err, "a JSON object"))
+	}
+	if top == nil {
+		return nil, bad("", errors.New("must be a JSON object"))
+	}
+	for k, v := range top {
+		if k != "permissions" {
+			if s.Other == nil {
+				s.Other = map[string]json.RawMessage{}
+			}
+			s.Other[k] = v
+		}
+	}
+	raw, ok := top["permissions"]
+	if !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return s, nil
+	}
+	var perms map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &perms); err != nil || perms == nil {
+		return nil, bad("permissions", errors.New("must be an object"))
+	}
+	var errs []error
+	keys := make([]string, 0, len(perms))
+	for k := range perms {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := perms[k]
+		field := "permissions." + k
+		switch k {
+		case "allow", "ask", "deny":
+			rules, err := parseRuleList(path, field, v)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			switch k {
+			case "allow":
+				s.Allow = rules
+			case "ask":
+				s.Ask = rules
+			default:
+				s.Deny = rules
+			}
+		case "defaultMode":
+			var name string
+			if err := json.Unmarshal(v, &name); err != nil {
+				errs = append(errs, bad(field, errors.New("must be a string")))
+				continue
+			}
+			m, err := ParseMode(name)
+			if err != nil {
+				errs = append(errs, bad(field, err))
+				continue
+			}
+			s.DefaultMode = m
+		case "additionalDirectories":
+			if err := json.Unmarshal(v, &s.AdditionalDirectories); err != nil {
+				errs = append(errs, bad(field, errors.New("must be an array of strings")))
+			}
+		default:
+			errs = append(errs, bad(field, errors.New("unknown key (valid: allow, ask, deny, defaultMode, additionalDirectories)")))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// parseRuleList parses one of the allow, ask and deny arrays.
+func parseRuleList(path, field string, raw json.RawMessage) ([]Rule, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, &SettingsError{Path: path, Field: field, Err: errors.New("must be an array of rule strings")}
+	}
+	var rules []Rule
+	var errs []error
+	for i, it := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		var text string
+		if err := json.Unmarshal(it, &text); err != nil {
+			errs = append(errs, &SettingsError{Path: path, Field: f, Err: fmt.Errorf("must be a string, not %s", strings.TrimSpace(string(it)))})
+			continue
+		}
+		r, err := ParseRule(text)
+		if err != nil {
+			errs = append(errs, &SettingsError{Path: path, Field: f, Err: err})
+			continue
+		}
+		rules = append(rules, r)
+	}
+	return rules, errors.Join(errs...)
+}
+
+// jsonProblem describes a JSON decoding error with its line and column.
+func jsonProblem(data []byte, err error, want string) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := lineCol(data, syn.Offset)
+		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, syn)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return fmt.Errorf("must be %s", want)
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
+// lineCol turns a byte offset into a 1-based line and column.
+func lineCol(data []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}

@@ -64,3 +64,25 @@ type Approval struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	ResolvedAt time.Time `json:"resolvedAt,omitzero"`
 }
+
+// Grant is a stored permission rule that allows calls without asking:
+// given "for this session" (Scope is "session:<id>") or "always" for a
+// project (Scope is the workspace path).
+type Grant struct {
+	Scope     string    `json:"scope"`
+	Rule      string    `json:"rule"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// AuditEntry records one permission decision: what was decided about which
+// call, and what decided it (a rule, the mode, the user, a hook, a hard
+// check).
+type AuditEntry struct {
+	ID        int64     `json:"id"`
+	SessionID string    `json:"sessionId"`
+	Tool      string    `json:"tool"`
+	Summary   string    `json:"summary"`
+	Decision  string    `json:"decision"`
+	Source    string    `json:"source"`
+	CreatedAt time.Time `json:"createdAt"`
+}

@@ -117,6 +117,22 @@ type Store interface {
 	// first.
 	TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
 
+	// AddGrant stores a rule that allows calls without asking in a scope
+	// ("session:<id>" or a workspace path); an existing grant is kept.
+	AddGrant(ctx context.Context, scope, rule string) error
+	// Grants returns the grants of the given scopes, oldest first.
+	Grants(ctx context.Context, scopes ...string) ([]protocol.Grant, error)
+	// RecordAudit stores one permission decision.
+	RecordAudit(ctx context.Context, e *protocol.AuditEntry) error
+	// Audit returns recorded decisions of a session (all sessions if
+	// sessionID is empty), oldest first; limit 0 means all.
+	Audit(ctx context.Context, sessionID string, limit int) ([]protocol.AuditEntry, error)
+	// SetTrusted records that the user trusts the workspace at path, so
+	// its own settings and hooks apply.
+	SetTrusted(ctx context.Context, path string) error
+	// Trusted reports whether the workspace at path is trusted.
+	Trusted(ctx context.Context, path string) (bool, error)
+
 	// Close closes the store.
 	Close() error
 }

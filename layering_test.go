@@ -47,6 +47,8 @@ func TestLayering(t *testing.T) {
 		{"internal/config", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
 		{"internal/termsafe", none},
+		{"internal/permission", none},
+		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},
 		{"internal/agent", func(imp string) bool { return !oneOf(imp, "internal/app", "internal/cli", "internal/headless") }},
 	}
 	for pkg, imps := range imports {

@@ -202,7 +202,7 @@ func TestRunReadWriteAnswer(t *testing.T) {
 		llmtest.Text("I read notes.txt and wrote out/summary.md."),
 	)
 	e.writeWS("notes.txt", "first line\nsecond line\n")
-	r := e.run("", "run", "summarise notes.txt")
+	r := e.run("", "run", "--permission-mode", "acceptEdits", "summarise notes.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
@@ -224,7 +224,7 @@ func TestRunReadWriteAnswer(t *testing.T) {
 	if first.Messages[0].Role != "system" || first.Messages[len(first.Messages)-1].Content != "summarise notes.txt" {
 		t.Errorf("first request messages: %+v", first.Messages)
 	}
-	if want := []string{"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "apply_patch"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
+	if want := []string{"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "apply_patch", "run_command"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
 		t.Errorf("tools offered %v, want %v", first.Tools, want)
 	}
 	if res := toolResults(reqs[1])["c1"]; !strings.Contains(res, "second line") {
@@ -233,6 +233,7 @@ func TestRunReadWriteAnswer(t *testing.T) {
 	if res := toolResults(reqs[2])["c2"]; !strings.Contains(res, "out/summary.md") {
 		t.Errorf("write result sent to the model: %q", res)
 	}
+	t.Logf("first request: %d bytes", reqs[0].Size)
 	if reqs[0].Size > 15<<10 {
 		t.Errorf("first request is %d bytes, want under 15 KB", reqs[0].Size)
 	}
@@ -312,7 +313,7 @@ func TestRunParallelReadsSerialWrites(t *testing.T) {
 	)
 	e.writeWS("a.txt", "A\n")
 	e.writeWS("b.txt", "B\n")
-	r := e.run("", "run", "--json", "go")
+	r := e.run("", "run", "--json", "--permission-mode", "acceptEdits", "go")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -653,28 +654,69 @@ func TestRunPromptFromStdinAndContinue(t *testing.T) {
 	}
 }
 
-func TestRunCommandOnlyWhenAllowed(t *testing.T) {
+func TestRunDefaultModeFailsClosed(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, llmtest.Text("a"), llmtest.Call("run_command", `{"command":"echo hi from bash; exit 4"}`), llmtest.Text("b"))
-	if r := e.run("", "run", "no commands"); r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	if tools := e.srv.ChatRequests()[0].Chat.Tools; strings.Contains(strings.Join(tools, ","), "run_command") {
-		t.Errorf("run_command offered without --allow-commands: %v", tools)
-	}
-	r := e.run("", "run", "--yolo", "run it")
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "ls", Name: "run_command", Arguments: `{"command":"ls -la && git status || true"}`},
+			{ID: "touch", Name: "run_command", Arguments: `{"command":"touch made-by-model"}`},
+			{ID: "w", Name: "write_file", Arguments: `{"path":"new.txt","content":"x"}`},
+			{ID: "rm", Name: "run_command", Arguments: `{"command":"rm -rf ~"}`},
+		}},
+		llmtest.Text("ok"),
+	)
+	r := e.run("", "run", "try things")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	reqs := e.srv.ChatRequests()
-	var id string
-	for _, m := range reqs[2].Chat.Messages {
-		if len(m.ToolCalls) > 0 {
-			id = m.ToolCalls[0].ID
+	res := toolResults(e.srv.ChatRequests()[1])
+	if !strings.Contains(res["ls"], "exit code") {
+		t.Errorf("a read-only command was not run: %q", res["ls"])
+	}
+	for _, id := range []string{"touch", "w"} {
+		if !strings.Contains(res[id], "needs the user's approval") || !strings.Contains(res[id], "nobody can approve it") {
+			t.Errorf("result of %s = %q, want a fail-closed denial the model can read", id, res[id])
 		}
 	}
-	if res := toolResults(reqs[2])[id]; !strings.Contains(res, "hi from bash") || !strings.Contains(res, "exit code 4") {
-		t.Errorf("run_command result %q", res)
+	if !strings.Contains(res["touch"], "run_command(touch made-by-model)") {
+		t.Errorf("the denial does not name the rule that would allow it: %q", res["touch"])
+	}
+	if !strings.Contains(res["rm"], "permission denied") || !strings.Contains(res["rm"], "catastrophic") {
+		t.Errorf("rm -rf ~ result %q", res["rm"])
+	}
+	for _, f := range []string{"made-by-model", "new.txt"} {
+		if _, err := os.Stat(filepath.Join(e.ws, f)); err == nil {
+			t.Errorf("%s was created without approval", f)
+		}
+	}
+	audit := e.run("", "permissions", "audit", "--json")
+	var entries []protocol.AuditEntry
+	if err := json.Unmarshal([]byte(audit.stdout), &entries); err != nil || len(entries) != 4 {
+		t.Fatalf("audit: %v, %d entries: %s", err, len(entries), audit.stdout)
+	}
+	if entries[0].Decision != "allow" || entries[1].Decision != "ask" || entries[3].Decision != "deny" {
+		t.Errorf("audit decisions %+v", entries)
+	}
+}
+
+func TestRunBypassStillDeniesCatastrophic(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "touch", Name: "run_command", Arguments: `{"command":"touch made-by-model"}`},
+			{ID: "rm", Name: "run_command", Arguments: `{"command":"true && FOO=1 /bin/rm -rf /"}`},
+		}},
+		llmtest.Text("ok"),
+	)
+	if r := e.run("", "run", "--yolo", "go"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(e.srv.ChatRequests()[1])
+	if !strings.Contains(res["touch"], "exit code 0") {
+		t.Errorf("bypass did not run touch: %q", res["touch"])
+	}
+	if !strings.Contains(res["rm"], "permission denied") {
+		t.Errorf("bypass ran a catastrophic command: %q", res["rm"])
 	}
 }
 
@@ -802,5 +844,180 @@ func TestRunEditBuildFix(t *testing.T) {
 	src, _ := os.ReadFile(filepath.Join(e.ws, "main.go"))
 	if !strings.Contains(string(src), "const greeting") {
 		t.Errorf("main.go after the fix:\n%s", src)
+	}
+}
+
+// pendingRequest returns the id of the session's only pending approval.
+func (e *env) pendingRequest(id string) string {
+	e.t.Helper()
+	r := e.run("", "sessions", "show", id, "--json")
+	var d struct {
+		Session  protocol.Session    `json:"session"`
+		Approval []protocol.Approval `json:"pendingApprovals"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		e.t.Fatalf("sessions show: %v\n%s", err, r.stdout)
+	}
+	if d.Session.Status != protocol.StatusWaitingForApproval || len(d.Approval) != 1 {
+		e.t.Fatalf("session %s: status %s, %d pending approvals", id, d.Session.Status, len(d.Approval))
+	}
+	return d.Approval[0].ID
+}
+
+func TestApprovalPausesAndResumesInAnotherProcess(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "r", Name: "read_file", Arguments: `{"path":"main.go"}`},
+		}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "e1", Name: "edit_file", Arguments: `{"path":"main.go","old_string":"v1","new_string":"v2"}`},
+			{ID: "after", Name: "list_dir", Arguments: `{}`},
+		}},
+		llmtest.Text("edited"),
+	)
+	e.writeWS("main.go", "package main // v1\n")
+	r := e.run("", "run", "--json", "--on-ask", "pause", "bump the version")
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4 (paused)\n%s", r.code, r.stderr)
+	}
+	evs := r.events(t)
+	id := sessionOf(t, evs)
+	var req protocol.Event
+	for _, ev := range evs {
+		if ev.Type == protocol.EventPermissionRequested {
+			req = ev
+		}
+	}
+	if req.RequestID == "" || req.ToolCallID != "e1" || req.Text != "edit_file(main.go)" {
+		t.Fatalf("permission.requested %+v", req)
+	}
+	if evs[len(evs)-1].Type != protocol.EventTurnPaused {
+		t.Errorf("last event %s, want turn.paused", evs[len(evs)-1].Type)
+	}
+	if !strings.Contains(r.stderr, "mx-claw approve "+id+" "+req.RequestID) {
+		t.Errorf("stderr does not say how to approve: %q", r.stderr)
+	}
+	if got := e.pendingRequest(id); got != req.RequestID {
+		t.Fatalf("pending request %s, want %s", got, req.RequestID)
+	}
+	src, _ := os.ReadFile(filepath.Join(e.ws, "main.go"))
+	if strings.Contains(string(src), "v2") {
+		t.Fatal("the edit ran before approval")
+	}
+
+	// A new process approves; the turn resumes exactly there.
+	a := e.run("", "approve", id, req.RequestID, "--always", "--json")
+	if a.code != 0 {
+		t.Fatalf("approve: exit %d\n%s", a.code, a.stderr)
+	}
+	src, _ = os.ReadFile(filepath.Join(e.ws, "main.go"))
+	if !strings.Contains(string(src), "v2") {
+		t.Errorf("main.go after approval: %q", src)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	res := toolResults(reqs[2])
+	if !strings.Contains(res["e1"], "+package main // v2") || !strings.Contains(res["after"], "main.go") {
+		t.Errorf("results after resume: %v", res)
+	}
+	if d := e.show(id); d.Session.Status != protocol.StatusIdle {
+		t.Errorf("status after resume %s", d.Session.Status)
+	}
+	// Answering again fails clearly.
+	again := e.run("", "approve", id, req.RequestID)
+	if again.code != 2 || !strings.Contains(again.stderr, "no such pending approval") {
+		t.Errorf("second approval: exit %d, %q", again.code, again.stderr)
+	}
+
+	// The --always grant covers the same call in a new session of this
+	// project: no pause.
+	e.srv.Enqueue(
+		llmtest.Call("read_file", `{"path":"main.go"}`),
+		llmtest.Call("edit_file", `{"path":"main.go","old_string":"v2","new_string":"v3"}`),
+		llmtest.Text("edited again"),
+	)
+	n := e.run("", "run", "--on-ask", "pause", "bump it again")
+	if n.code != 0 {
+		t.Fatalf("new session: exit %d\n%s", n.code, n.stderr)
+	}
+	src, _ = os.ReadFile(filepath.Join(e.ws, "main.go"))
+	if !strings.Contains(string(src), "v3") {
+		t.Errorf("the grant did not apply to the next session: %q", src)
+	}
+}
+
+func TestRejectWithFeedbackReachesModel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c", Name: "run_command", Arguments: `{"command":"touch /tmp/should-not-exist-mx"}`}}},
+		llmtest.Text("understood"),
+	)
+	r := e.run("", "run", "--json", "--on-ask", "pause", "touch it")
+	if r.code != 4 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	id := sessionOf(t, r.events(t))
+	rq := e.pendingRequest(id)
+	j := e.run("", "reject", id, rq, "--message", "use a file in the workspace instead")
+	if j.code != 0 {
+		t.Fatalf("reject: exit %d\n%s", j.code, j.stderr)
+	}
+	res := toolResults(e.srv.ChatRequests()[1])["c"]
+	if res != "User rejected this tool call. The user said: use a file in the workspace instead" {
+		t.Errorf("rejection result %q", res)
+	}
+	if !strings.Contains(j.stdout, "understood") {
+		t.Errorf("resumed turn output %q", j.stdout)
+	}
+}
+
+func TestPermissionsTestExplains(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.run("", "permissions", "test", "ls && rm -rf ~")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"deny", "catastrophic", "ls"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestMalformedSettingsStopTheRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Text("never"))
+	e.writeWS(".mx-claw/settings.json", `{"permissions":{"allow":["run_command(go test"]}}`)
+	r := e.run("", "run", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "run_command(go test") {
+		t.Errorf("exit %d, stderr %q: want exit 2 naming the file and the entry", r.code, r.stderr)
+	}
+	if n := len(e.srv.ChatRequests()); n != 0 {
+		t.Errorf("%d requests with broken settings", n)
+	}
+}
+
+func TestUntrustedProjectCannotLoosen(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Call("run_command", `{"command":"touch project-allowed"}`), llmtest.Text("a"),
+		llmtest.Call("run_command", `{"command":"touch project-allowed"}`), llmtest.Text("b"),
+	)
+	e.writeWS(".mx-claw/settings.json", `{"permissions":{"allow":["run_command(touch:*)"],"defaultMode":"bypass"}}`)
+	if r := e.run("", "run", "untrusted"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "project-allowed")); err == nil {
+		t.Fatal("an untrusted project's allow rule or bypass mode took effect")
+	}
+	if r := e.run("", "run", "--trust", "trusted"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "project-allowed")); err != nil {
+		t.Error("a trusted project's allow rule did not apply")
 	}
 }

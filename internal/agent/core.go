@@ -58,6 +58,11 @@ type Options struct {
 	// SystemPrompt is frozen into each new session as its first message;
 	// DefaultSystemPrompt if empty.
 	SystemPrompt string
+	// Permissions builds the permission policy of a turn; nil allows
+	// every call (the tools' own hard checks still apply).
+	Permissions PolicyFunc
+	// Home is the user's home directory, for "~" in permission rules.
+	Home string
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -154,18 +159,35 @@ func (c *Core) claim(sessionID string, cancel context.CancelCauseFunc) error {
 	return nil
 }
 
-// fileTracker returns the session's read-before-write guard. It lives as
-// long as this Core: a session continued by another process starts with an
-// empty one, so the model must read a file again before changing it.
-func (c *Core) fileTracker(sessionID, root string) *tools.FileTracker {
+// fileTracker returns the session's read-before-write guard. It is kept in
+// the store as well, so a session continued by another process still knows
+// which files it has read.
+func (c *Core) fileTracker(ctx context.Context, sessionID, root string) (*tools.FileTracker, error) {
+	c.mu.Lock()
+	ft, ok := c.files[sessionID]
+	c.mu.Unlock()
+	if ok {
+		return ft, nil
+	}
+	known, err := c.opts.Store.Files(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	ft = tools.NewFileTracker(root)
+	ft.Restore(known)
+	bg := context.WithoutCancel(ctx)
+	ft.SetOnRecord(func(v protocol.FileVersion) {
+		if err := c.opts.Store.RecordFile(bg, sessionID, v); err != nil {
+			c.log.Warn("record file version", "session", sessionID, "path", v.Path, "err", err)
+		}
+	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ft, ok := c.files[sessionID]
-	if !ok {
-		ft = tools.NewFileTracker(root)
-		c.files[sessionID] = ft
+	if prev, ok := c.files[sessionID]; ok {
+		return prev, nil
 	}
-	return ft
+	c.files[sessionID] = ft
+	return ft, nil
 }
 
 func (c *Core) unclaim(sessionID string) {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
@@ -82,8 +83,10 @@ func dupKey(tc protocol.ToolCall) string {
 }
 
 // runCalls runs the calls of one response and stores their results. When
-// every call is a known, valid, read-only, concurrency-safe tool the batch
-// runs in parallel (bounded); otherwise serially in the model's order.
+// every call is a known, valid, read-only, concurrency-safe tool that the
+// policy allows, the batch runs in parallel (bounded); otherwise serially
+// in the model's order, each call decided just before it runs. A call that
+// needs approval is denied or pauses the turn, as t.onAsk says.
 func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	calls := make([]*call, len(tcs))
 	parallel := len(tcs) > 1
@@ -94,6 +97,16 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 			parallel = false
 		}
 	}
+	decisions := make([]*permission.Decision, len(calls))
+	if parallel {
+		for i, c := range calls {
+			d := t.decide(c)
+			decisions[i] = &d
+			if d.Action != permission.Allow {
+				parallel = false
+			}
+		}
+	}
 	if parallel {
 		return t.runParallel(calls)
 	}
@@ -101,9 +114,31 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		if err := t.ctx.Err(); err != nil {
 			return t.cancelRest(calls[i:], err)
 		}
-		res, err := t.execute(c)
-		if err != nil {
-			return err
+		if c.early != "" {
+			if err := t.storeResult(c, outcome{content: c.early, isError: true}); err != nil {
+				return err
+			}
+			continue
+		}
+		d := decisions[i]
+		if d == nil {
+			dd := t.decide(c)
+			d = &dd
+		}
+		var res outcome
+		switch d.Action {
+		case permission.Allow:
+			var err error
+			if res, err = t.execute(c); err != nil {
+				return err
+			}
+		case permission.Ask:
+			if t.onAsk == AskPause {
+				return t.pause(c, *d, calls[i+1:])
+			}
+			res = outcome{content: unansweredResult(c, *d), isError: true}
+		default:
+			res = outcome{content: deniedResult(*d), isError: true}
 		}
 		if err := t.storeResult(c, res); err != nil {
 			return err
@@ -119,12 +154,9 @@ type outcome struct {
 	duration time.Duration
 }
 
-// execute runs one prepared call (or returns its early result), emitting
-// tool.started. It returns an error only when the turn must stop.
+// execute runs one prepared, allowed call, emitting tool.started. It
+// returns an error only when the turn must stop.
 func (t *turn) execute(c *call) (outcome, error) {
-	if c.early != "" {
-		return outcome{content: c.early, isError: true}, nil
-	}
 	if err := t.emit(protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
 		Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}); err != nil {
 		return outcome{}, err

@@ -1,14 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -23,6 +27,8 @@ type TurnRequest struct {
 	Model string
 	// MaxIterations overrides the iteration budget of this turn.
 	MaxIterations int
+	// OnAsk says what happens when a call needs a person's approval.
+	OnAsk AskPolicy
 }
 
 // SubmitTurn runs a turn and yields its events in order, ending with the
@@ -55,19 +61,37 @@ func (c *Core) SubmitTurn(ctx context.Context, req TurnRequest) iter.Seq2[protoc
 //
 // Whatever happens, when Run returns the session is not left running: its
 // status is idle, failed or cancelled, and the lease is released.
-func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Event)) (err error) {
+func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Event)) error {
+	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk}
+	return c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+}
+
+// turnSetup is what drive needs to start or resume a turn.
+type turnSetup struct {
+	sessionID string
+	model     string // "" keeps the session's model
+	maxIter   int
+	onAsk     AskPolicy
+	turnID    string // set when resuming a paused turn
+}
+
+// drive does what every turn needs around its body: refuse early (no
+// session, no ready model, a malformed policy, a turn already running here
+// or elsewhere), hold the lease with a heartbeat, and record how the turn
+// ended whatever happens.
+func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Event), body func(*turn) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	st := c.opts.Store
-	sess, err := st.GetSession(ctx, req.SessionID)
+	sess, err := st.GetSession(ctx, setup.sessionID)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %s", ErrSessionNotFound, req.SessionID)
+		return fmt.Errorf("%w: %s", ErrSessionNotFound, setup.sessionID)
 	}
 	if err != nil {
 		return err
 	}
-	modelID := req.Model
+	modelID := setup.model
 	if modelID == "" {
 		modelID = sess.Model
 	}
@@ -78,6 +102,16 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 	ws, err := tools.NewWorkspace(sess.Workspace)
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
+	}
+	files, err := c.fileTracker(ctx, sess.ID, ws.Root())
+	if err != nil {
+		return err
+	}
+	var policy *permission.Policy
+	if c.opts.Permissions != nil {
+		if policy, err = c.opts.Permissions(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -101,24 +135,29 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 	}()
 
 	t := &turn{
-		core:  c,
-		ctx:   ctx,
-		bg:    bg,
-		sess:  sess,
-		model: model,
-		ws:    ws,
-		files: c.fileTracker(sess.ID, ws.Root()),
-		id:    newID(),
-		sink:  sink,
-		seen:  make(map[string]bool),
-		start: c.opts.Now(),
+		core:   c,
+		ctx:    ctx,
+		bg:     bg,
+		sess:   sess,
+		model:  model,
+		ws:     ws,
+		files:  files,
+		policy: policy,
+		onAsk:  setup.onAsk,
+		id:     setup.turnID,
+		sink:   sink,
+		seen:   make(map[string]bool),
+		start:  c.opts.Now(),
 	}
-	t.maxIter = req.MaxIterations
+	if t.id == "" {
+		t.id = newID()
+	}
+	t.maxIter = setup.maxIter
 	if t.maxIter <= 0 {
 		t.maxIter = c.opts.MaxIterations
 	}
 	defer func() { err = t.finish(err) }()
-	return t.run(req.Input)
+	return body(t)
 }
 
 // turn is the state of one running turn. Its methods run on Run's
@@ -132,6 +171,8 @@ type turn struct {
 	id      string
 	ws      *tools.Workspace
 	files   *tools.FileTracker
+	policy  *permission.Policy
+	onAsk   AskPolicy
 	maxIter int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
@@ -226,9 +267,15 @@ func (t *turn) run(input string) error {
 	// it is stored, and every call gets its result in call order, so the
 	// view stays equal to repairView of the stored transcript.
 	t.view = repairView(history)
+	return t.loop()
+}
 
+// loop asks the model and runs the tools it asks for, step after step,
+// until it answers without tool calls or the budget is spent. t.step is
+// the number of steps already taken in this turn.
+func (t *turn) loop() error {
 	specs := t.toolSpecs()
-	for t.step = 1; t.step <= t.maxIter; t.step++ {
+	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
 		}
@@ -307,7 +354,14 @@ func (t *turn) toolSpecs() []llm.Tool {
 	all := t.core.opts.Tools.Tools()
 	specs := make([]llm.Tool, len(all))
 	for i, tl := range all {
-		specs[i] = llm.Tool{Name: tl.Name(), Description: tl.Description(), Parameters: tl.Schema()}
+		// Schemas are written for people; the model gets them compact,
+		// which keeps every request smaller.
+		params := tl.Schema()
+		var buf bytes.Buffer
+		if json.Compact(&buf, params) == nil {
+			params = buf.Bytes()
+		}
+		specs[i] = llm.Tool{Name: tl.Name(), Description: strings.TrimSpace(tl.Description()), Parameters: params}
 	}
 	return specs
 }
@@ -322,7 +376,18 @@ func (t *turn) finish(runErr error) error {
 	}
 	// The session's usage is saved with its status.
 	var err error
+	var paused *PausedError
 	switch {
+	case errors.As(runErr, &paused):
+		// The session waits for the approval (set by pause); the turn
+		// continues when someone answers it.
+		if err = t.core.opts.Store.UpdateSession(t.bg, t.sess); err == nil {
+			err = t.emit(protocol.Event{Type: protocol.EventTurnPaused, RequestID: paused.RequestID, Step: t.step})
+		}
+		if err != nil {
+			t.core.log.Error("record paused turn", "session", t.sess.ID, "err", err)
+		}
+		return runErr
 	case runErr == nil:
 		if err = t.setStatus(protocol.StatusIdle, ""); err == nil {
 			u := t.usage

@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
@@ -31,19 +34,26 @@ type App struct {
 	Config *config.Config
 	Store  store.Store
 	Core   *agent.Core
+	// Secrets is the secret chain API keys are read from (and written to
+	// by the model commands); built once per App.
+	Secrets *secret.Chain
+
+	opts Options
 
 	mu      sync.Mutex
-	clients map[string]llm.Client // by provider name
+	clients map[string]llm.Client // by clientKey
 }
 
 // Options adjust Open.
 type Options struct {
 	// MaxIterations overrides the config's iteration budget.
 	MaxIterations int
-	// AllowCommands offers the model the run_command tool. Until the
-	// permission system can ask the user, shell commands are off unless
-	// the user turns them on for the run.
-	AllowCommands bool
+	// Mode is the permission mode chosen for this process (flag); empty
+	// leaves it to the settings' defaultMode, else default.
+	Mode permission.Mode
+	// Trust trusts the workspaces of this process's sessions (--trust),
+	// and remembers that.
+	Trust bool
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 }
@@ -54,20 +64,20 @@ func LoadConfig(home string) (*config.Config, error) { return config.Load(home) 
 // Open wires an App on an already loaded config: it opens the store in
 // home and builds the core.
 func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*App, error) {
+	secrets, err := NewSecrets(home)
+	if err != nil {
+		return nil, &agent.ConfigError{Err: err}
+	}
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
 	if err != nil {
 		return nil, err
 	}
-	all := builtin.All()
-	if opts.AllowCommands {
-		all = append(all, builtin.NewRunCommand())
-	}
-	reg, err := tools.NewRegistry(all...)
+	reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand())...)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, clients: make(map[string]llm.Client)}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -77,6 +87,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Models:        a.ResolveModel,
 		Tools:         reg,
 		MaxIterations: maxIter,
+		Permissions:   a.policy,
+		Home:          UserHome(),
 		Logger:        opts.Logger,
 	})
 	if err != nil {
@@ -98,16 +110,22 @@ func (a *App) ResolveModel(id string) (agent.Model, error) {
 		return agent.Model{}, err
 	}
 	p := ref.Provider
-	key := config.EnvKey(p.Name)
+	// The key comes from the secret chain: command, environment, OS
+	// store, file. A damaged store is an error that says what to do.
+	key, _, err := a.Secrets.GetKey(p.Name)
+	if err != nil && !errors.Is(err, secret.ErrNotFound) {
+		return agent.Model{}, err
+	}
 	if err := config.Ready(p, key); err != nil {
 		return agent.Model{}, err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	c, ok := a.clients[p.Name]
+	ck := clientKey(p, key)
+	c, ok := a.clients[ck]
 	if !ok {
-		c = openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key})
-		a.clients[p.Name] = c
+		c = redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key}), key: key}
+		a.clients[ck] = c
 	}
 	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil
 }

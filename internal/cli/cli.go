@@ -35,6 +35,8 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// quiet says the command already explained the error to the user.
+	quiet bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -65,6 +67,10 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		return ExitOK
 	}
 	code := exitCode(err)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.quiet {
+		return code
+	}
 	if code != ExitCancelled || !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stdio.Err, "Error: %v\n", err)
 	} else {
@@ -86,7 +92,7 @@ func exitCode(err error) int {
 		return ExitCancelled
 	case errors.As(err, &maxIter):
 		return ExitBudget
-	case errors.As(err, &cfgErr), errors.Is(err, agent.ErrSessionNotFound):
+	case errors.As(err, &cfgErr), errors.Is(err, agent.ErrSessionNotFound), errors.Is(err, agent.ErrNoPendingApproval):
 		return ExitUsage
 	case errors.As(err, &held), errors.Is(err, agent.ErrTurnActive):
 		return ExitFailed
@@ -108,7 +114,8 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio))
+	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
+	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
 	return root
 }
 

@@ -10,13 +10,16 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/headless"
+	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/termsafe"
 )
 
 // maxPromptBytes caps a prompt read from stdin.
@@ -29,7 +32,47 @@ type runFlags struct {
 	cont          bool
 	maxIterations int
 	cwd           string
-	allowCommands bool
+	perm          permFlags
+}
+
+// permFlags are the permission flags shared by run, approve and reject.
+type permFlags struct {
+	mode  string
+	yolo  bool
+	onAsk string
+	trust bool
+}
+
+func (p *permFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&p.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
+	fl.BoolVar(&p.yolo, "yolo", false, "same as --permission-mode bypass: allow every call except deny rules and hard checks")
+	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with `mx-claw approve`)")
+	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
+}
+
+// options turns the flags into app options and the turn's ask policy.
+func (p *permFlags) options() (permission.Mode, agent.AskPolicy, error) {
+	var mode permission.Mode
+	if p.mode != "" {
+		m, err := permission.ParseMode(p.mode)
+		if err != nil {
+			return "", 0, usagef("--permission-mode: %v", err)
+		}
+		mode = m
+	}
+	if p.yolo {
+		if mode != "" && mode != permission.ModeBypass {
+			return "", 0, usagef("--yolo and --permission-mode %s contradict each other", mode)
+		}
+		mode = permission.ModeBypass
+	}
+	switch p.onAsk {
+	case "deny", "":
+		return mode, agent.AskDeny, nil
+	case "pause":
+		return mode, agent.AskPause, nil
+	}
+	return "", 0, usagef("--on-ask %q: want deny or pause", p.onAsk)
 }
 
 func newRunCmd(stdio IO) *cobra.Command {
@@ -41,8 +84,12 @@ func newRunCmd(stdio IO) *cobra.Command {
 standard input when there are none. The answer streams to stdout; with --json
 every event is printed as one JSON line instead.
 
+Calls that need approval are denied (the model is told why) unless
+--on-ask pause stores the approval and exits 4; answer it with
+` + "`mx-claw approve`" + ` or ` + "`mx-claw reject`" + `, which resume the turn.
+
 Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
-(iterations), 130 cancelled (SIGINT).`,
+(iterations), 4 paused on an approval, 130 cancelled (SIGINT).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTask(cmd.Context(), stdio, f, args)
 		},
@@ -54,8 +101,7 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
 	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
 	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
-	fl.BoolVar(&f.allowCommands, "allow-commands", false, "let the model run shell commands (run_command) without asking")
-	fl.BoolVar(&f.allowCommands, "yolo", false, "same as --allow-commands")
+	f.perm.register(fl)
 	return cmd
 }
 
@@ -65,6 +111,10 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	}
 	if f.maxIterations < 0 {
 		return usagef("--max-iterations must be positive, got %d", f.maxIterations)
+	}
+	mode, onAsk, err := f.perm.options()
+	if err != nil {
+		return err
 	}
 	prompt, err := readPrompt(stdio.In, args)
 	if err != nil {
@@ -82,7 +132,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations, AllowCommands: f.allowCommands})
+	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
 	if err != nil {
 		return err
 	}
@@ -128,12 +178,29 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		Input:         prompt,
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
+		OnAsk:         onAsk,
 	}, printer.Handle)
+	return turnEnded(stdio, sess.ID, err, printer, f.json)
+}
+
+// turnEnded reports how a turn ended and turns it into the command's error:
+// a pause prints the request and the commands that answer it (exit 4).
+func turnEnded(stdio IO, sessionID string, err error, printer *headless.Printer, jsonOut bool) error {
 	if err == nil {
 		err = printer.Err()
 	}
-	if err != nil && !f.json {
-		fmt.Fprintf(stdio.Err, "Session: %s\n", sess.ID)
+	var paused *agent.PausedError
+	if errors.As(err, &paused) {
+		fmt.Fprintf(stdio.Err, "Paused: %s needs approval (request %s).\n", termsafe.Sanitize(paused.Summary), paused.RequestID)
+		fmt.Fprintf(stdio.Err, "  approve: mx-claw approve %s %s [--session-scope | --always]\n", sessionID, paused.RequestID)
+		fmt.Fprintf(stdio.Err, "  reject:  mx-claw reject %s %s --message \"why\"\n", sessionID, paused.RequestID)
+		if paused.Suggest != "" {
+			fmt.Fprintf(stdio.Err, "  --always saves the rule %s for this project.\n", paused.Suggest)
+		}
+		return &exitError{code: ExitPaused, err: err, quiet: true}
+	}
+	if err != nil && !jsonOut {
+		fmt.Fprintf(stdio.Err, "Session: %s\n", sessionID)
 	}
 	return err
 }

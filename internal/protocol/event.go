@@ -28,7 +28,10 @@ const (
 	EventTurnCompleted       EventType = "turn.completed"
 	EventTurnFailed          EventType = "turn.failed"
 	EventTurnCancelled       EventType = "turn.cancelled"
-	EventRetry               EventType = "provider.retry"
+	// EventTurnPaused ends a turn that waits for an approval (RequestID);
+	// it continues when someone answers.
+	EventTurnPaused EventType = "turn.paused"
+	EventRetry      EventType = "provider.retry"
 )
 
 // Event is one thing that happened in a session. Sequence strictly increases
@@ -95,7 +98,7 @@ func (t EventType) Stored() bool {
 // Terminal reports whether an event of type t ends a turn.
 func (t EventType) Terminal() bool {
 	switch t {
-	case EventTurnCompleted, EventTurnFailed, EventTurnCancelled:
+	case EventTurnCompleted, EventTurnFailed, EventTurnCancelled, EventTurnPaused:
 		return true
 	}
 	return false

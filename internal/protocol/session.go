@@ -86,3 +86,14 @@ type AuditEntry struct {
 	Source    string    `json:"source"`
 	CreatedAt time.Time `json:"createdAt"`
 }
+
+// FileVersion is the version of a file a session last read or wrote, as
+// the read-before-write guard remembers it: it survives the process, so a
+// session continued elsewhere need not read its files again.
+type FileVersion struct {
+	Path    string    `json:"path"`
+	ModTime time.Time `json:"modTime"`
+	Size    int64     `json:"size"`
+	// SHA256 is the hex SHA-256 of the contents.
+	SHA256 string `json:"sha256"`
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
@@ -55,5 +56,27 @@ func TestGrantsAuditTrust(t *testing.T) {
 	s.SetTrusted(ctx, "/ws")
 	if ok, err := s.Trusted(ctx, "/ws"); !ok || err != nil {
 		t.Errorf("Trusted after SetTrusted: %v, %v", ok, err)
+	}
+}
+
+func TestFileVersions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openTest(t)
+	newSession(t, s, "s1")
+	v := protocol.FileVersion{Path: "/ws/a.go", ModTime: time.Unix(100, 5).UTC(), Size: 3, SHA256: "ab"}
+	if err := s.RecordFile(ctx, "s1", v); err != nil {
+		t.Fatal(err)
+	}
+	v.Size, v.SHA256 = 4, "cd"
+	if err := s.RecordFile(ctx, "s1", v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Files(ctx, "s1")
+	if err != nil || len(got) != 1 || got[0] != v {
+		t.Errorf("Files = %+v, %v; want [%+v]", got, err, v)
+	}
+	if err := s.RecordFile(ctx, "missing", v); err == nil {
+		t.Error("recorded a file of a missing session")
 	}
 }

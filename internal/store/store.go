@@ -133,6 +133,12 @@ type Store interface {
 	// Trusted reports whether the workspace at path is trusted.
 	Trusted(ctx context.Context, path string) (bool, error)
 
+	// RecordFile stores the version of a file the session last read or
+	// wrote (its read-before-write guard), replacing the previous one.
+	RecordFile(ctx context.Context, sessionID string, v protocol.FileVersion) error
+	// Files returns the file versions the session knows.
+	Files(ctx context.Context, sessionID string) ([]protocol.FileVersion, error)
+
 	// Close closes the store.
 	Close() error
 }

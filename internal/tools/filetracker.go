@@ -2,12 +2,15 @@ package tools
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
 // ErrFileNotRead is matched (with errors.Is) by the error
@@ -31,9 +34,37 @@ var ErrFileChanged = errors.New("file changed on disk since it was last read")
 // for concurrent use.
 type FileTracker struct {
 	root string // shown paths are relative to it
+	// onRecord, if set, is told of every version recorded, so it can be
+	// kept beyond the process (see SetOnRecord).
+	onRecord func(protocol.FileVersion)
 
 	mu    sync.Mutex
 	files map[string]fileVersion
+}
+
+// SetOnRecord makes the tracker call f with every version it records (by a
+// read, a write or a check that found the file touched but unchanged), so
+// the caller can persist them; Restore puts them back. f may be called
+// from several goroutines at once. Set it before the tracker is shared.
+func (t *FileTracker) SetOnRecord(f func(protocol.FileVersion)) { t.onRecord = f }
+
+// Restore adds versions recorded earlier (by another process, say) to the
+// tracker. Versions with a malformed hash are skipped.
+func (t *FileTracker) Restore(versions []protocol.FileVersion) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.files == nil {
+		t.files = make(map[string]fileVersion, len(versions))
+	}
+	for _, v := range versions {
+		var sum [sha256.Size]byte
+		if b, err := hex.DecodeString(v.SHA256); err != nil || len(b) != len(sum) {
+			continue
+		} else {
+			copy(sum[:], b)
+		}
+		t.files[v.Path] = fileVersion{modTime: v.ModTime, size: v.Size, sum: sum}
+	}
 }
 
 // fileVersion is what a FileTracker remembers of a file.
@@ -76,11 +107,14 @@ func (t *FileTracker) record(abs string, sum [sha256.Size]byte, fi fs.FileInfo) 
 		v.modTime, v.size = fi.ModTime(), fi.Size()
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.files == nil {
 		t.files = make(map[string]fileVersion)
 	}
 	t.files[abs] = v
+	t.mu.Unlock()
+	if t.onRecord != nil {
+		t.onRecord(protocol.FileVersion{Path: abs, ModTime: v.modTime, Size: v.size, SHA256: hex.EncodeToString(v.sum[:])})
+	}
 }
 
 // Check returns nil if the file at abs, whose information is fi and whose

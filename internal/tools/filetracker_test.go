@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"github.com/mx-claw/mx-claw/internal/protocol"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -147,4 +148,41 @@ func TestFileTrackerConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestFileTrackerRestoreFromRecords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []protocol.FileVersion
+	first := NewFileTracker(dir)
+	first.SetOnRecord(func(v protocol.FileVersion) { kept = append(kept, v) })
+	first.RecordRead(p, []byte("one"), fi)
+	if len(kept) != 1 || kept[0].Path != p || len(kept[0].SHA256) != 64 {
+		t.Fatalf("recorded %+v", kept)
+	}
+
+	// Another process restores what the first one recorded.
+	second := NewFileTracker(dir)
+	if err := second.Check(p, fi, []byte("one")); err == nil {
+		t.Fatal("an empty tracker passed an unread file")
+	}
+	second.Restore(append(kept, protocol.FileVersion{Path: "/bad", SHA256: "zz"}))
+	if err := second.Check(p, fi, []byte("one")); err != nil {
+		t.Errorf("restored tracker: %v", err)
+	}
+	if err := os.WriteFile(p, []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi2, _ := os.Stat(p)
+	if err := second.Check(p, fi2, []byte("changed")); !errors.Is(err, ErrFileChanged) {
+		t.Errorf("changed file after restore: %v", err)
+	}
 }

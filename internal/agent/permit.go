@@ -1,0 +1,289 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// AskPolicy says what a turn does with a call that needs a person's
+// approval.
+type AskPolicy int
+
+const (
+	// AskDeny denies the call and tells the model why: nobody can answer
+	// (headless runs fail closed).
+	AskDeny AskPolicy = iota
+	// AskPause stores the approval with the rest of the response's calls,
+	// sets the session waiting_for_approval and ends the turn with a
+	// *PausedError; Core.Resolve continues it, in this process or another.
+	AskPause
+)
+
+// PausedError ends a turn that stopped at a call needing approval.
+type PausedError struct {
+	SessionID string
+	RequestID string
+	// Summary describes the call waiting for approval.
+	Summary string
+	// Suggest is the narrowest rule that would allow such calls, if any.
+	Suggest string
+}
+
+func (e *PausedError) Error() string {
+	return fmt.Sprintf("paused: %s needs approval (request %s)", e.Summary, e.RequestID)
+}
+
+// PolicyFunc builds the permission policy for a turn of a session: the
+// mode, the user's and (if trusted) the project's rules, and the grants.
+// Its errors (a malformed settings file) stop the turn before it starts.
+type PolicyFunc func(ctx context.Context, sess *protocol.Session) (*permission.Policy, error)
+
+// RejectedResult starts the result of a call the user rejected.
+const RejectedResult = "User rejected this tool call"
+
+// decide asks the policy about a prepared call and records the decision in
+// the audit log.
+func (t *turn) decide(c *call) permission.Decision {
+	if t.policy == nil {
+		return permission.Decision{Tool: c.Name, Action: permission.Allow}
+	}
+	req := permission.Request{
+		Tool: c.Name, Risk: string(c.tool.Risk()), Args: c.args,
+		Workspace: t.ws.Root(), Home: t.core.opts.Home,
+	}
+	if paths, err := permission.ArgPaths(c.Name, c.args); err == nil {
+		for _, p := range paths {
+			abs, _, err := t.ws.Resolve(p)
+			if err != nil {
+				// Outside the workspace: the tool refuses it anyway;
+				// decide on the cleaned path.
+				abs = p
+				if !filepath.IsAbs(abs) {
+					abs = filepath.Join(t.ws.Root(), p)
+				}
+				abs = filepath.Clean(abs)
+			}
+			req.Paths = append(req.Paths, abs)
+		}
+	}
+	d := t.policy.Decide(req)
+	t.audit(c, string(d.Action), d.Source.String())
+	return d
+}
+
+// audit records a decision; a failure to record is logged, not fatal.
+func (t *turn) audit(c *call, decision, source string) {
+	e := &protocol.AuditEntry{SessionID: t.sess.ID, Tool: c.Name, Summary: c.summary, Decision: decision, Source: source}
+	if err := t.core.opts.Store.RecordAudit(t.bg, e); err != nil {
+		t.core.log.Warn("record audit", "session", t.sess.ID, "err", err)
+	}
+}
+
+// deniedResult is the tool result for a call the policy denied.
+func deniedResult(d permission.Decision) string {
+	reason := d.Reason
+	if reason == "" {
+		reason = "not allowed (" + d.Source.String() + ")"
+	}
+	return "Tool failed: permission denied: " + reason
+}
+
+// unansweredResult is the tool result for a call that needed approval in
+// a turn where nobody can give it.
+func unansweredResult(c *call, d permission.Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tool failed: permission denied: %q needs the user's approval", c.summary)
+	if d.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", d.Reason)
+	}
+	b.WriteString(", and nobody can approve it in this non-interactive run.")
+	if d.Suggest != "" {
+		fmt.Fprintf(&b, " The user can allow such calls with the rule %s.", d.Suggest)
+	}
+	b.WriteString(" Continue without it if you can, or explain to the user what you need and why.")
+	return b.String()
+}
+
+// pause stores a pending approval for c with the calls after it, sets the
+// session waiting_for_approval and returns the *PausedError that ends the
+// turn.
+func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
+	a := &protocol.Approval{ID: newID(), SessionID: t.sess.ID, TurnID: t.id, Call: c.ToolCall, Summary: c.summary}
+	for _, r := range rest {
+		a.Remaining = append(a.Remaining, r.ToolCall)
+	}
+	if err := t.core.opts.Store.CreateApproval(t.bg, a); err != nil {
+		return fmt.Errorf("store approval: %w", err)
+	}
+	if err := t.setStatus(protocol.StatusWaitingForApproval, ""); err != nil {
+		return err
+	}
+	if err := t.emit(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: a.ID, ToolCallID: c.ID,
+		ToolName: c.Name, Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Text: d.Suggest,
+		Error: d.Reason, Step: t.step}); err != nil {
+		return err
+	}
+	return &PausedError{SessionID: t.sess.ID, RequestID: a.ID, Summary: c.summary, Suggest: d.Suggest}
+}
+
+// ResolveRequest answers a pending approval.
+type ResolveRequest struct {
+	SessionID string
+	RequestID string
+	Approve   bool
+	// Scope of an approval: "once" (default), "session" (a grant for
+	// this session) or "always" (a grant for the workspace). A grant is
+	// the narrowest rule that covers the call, never a whole tool.
+	Scope string
+	// Feedback is given to the model with a rejection.
+	Feedback string
+	// MaxIterations overrides the turn's iteration budget.
+	MaxIterations int
+	// OnAsk says what to do when a later call of the resumed turn needs
+	// approval.
+	OnAsk AskPolicy
+}
+
+// ErrNoPendingApproval is returned by Resolve for a request that is not
+// pending (never existed, already answered, or cancelled).
+var ErrNoPendingApproval = errors.New("no such pending approval")
+
+// Resolve answers a pending approval and resumes its turn exactly there:
+// the approved call runs (or gets the rejection as its result), then the
+// rest of that model response's calls, then the next model step. It works
+// from any process: the pause lives in the store.
+func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+	pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
+	if err != nil {
+		return err
+	}
+	var a *protocol.Approval
+	for i := range pending {
+		if pending[i].ID == req.RequestID {
+			a = &pending[i]
+		}
+	}
+	if a == nil {
+		if _, err := c.opts.Store.GetSession(ctx, req.SessionID); err != nil {
+			return fmt.Errorf("%w: %s", ErrSessionNotFound, req.SessionID)
+		}
+		return fmt.Errorf("%w: %s in session %s", ErrNoPendingApproval, req.RequestID, req.SessionID)
+	}
+	switch req.Scope {
+	case "", "once", "session", "always":
+	default:
+		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
+	}
+	return c.drive(ctx, turnSetup{sessionID: req.SessionID, maxIter: req.MaxIterations, onAsk: req.OnAsk, turnID: a.TurnID}, sink,
+		func(t *turn) error { return t.resume(a, req) })
+}
+
+// resume continues the turn paused at approval a.
+func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
+	st := t.core.opts.Store
+	status := "rejected"
+	if req.Approve {
+		status = "approved"
+	}
+	if err := st.ResolveApproval(t.bg, t.sess.ID, a.ID, status, req.Feedback); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
+	}
+	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
+		return err
+	}
+	history, err := st.Messages(t.bg, t.sess.ID, 0)
+	if err != nil {
+		return fmt.Errorf("load transcript: %w", err)
+	}
+	// Rebuild what the turn knew: its steps so far and the calls it made
+	// before the paused one (for duplicate detection).
+	for _, m := range history {
+		if m.TurnID != t.id || m.Role != protocol.RoleAssistant {
+			continue
+		}
+		t.step++
+		for _, tc := range m.ToolCalls {
+			if tc.ID == a.Call.ID {
+				break
+			}
+			t.seen[dupKey(tc)] = true
+		}
+	}
+	c := t.prepare(a.Call)
+	ok := req.Approve
+	if err := t.emit(protocol.Event{Type: protocol.EventPermissionResolved, RequestID: a.ID, ToolCallID: c.ID,
+		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: req.Feedback, Status: protocol.SessionStatus(status)}); err != nil {
+		return err
+	}
+	var res outcome
+	switch {
+	case c.early != "":
+		res = outcome{content: c.early, isError: true}
+	case !req.Approve:
+		t.audit(c, "deny", "user")
+		res = outcome{content: RejectedResult, isError: true}
+		if fb := strings.TrimSpace(req.Feedback); fb != "" {
+			res.content += ". The user said: " + fb
+		}
+	default:
+		d := t.decide(c)
+		if d.Action == permission.Deny {
+			// An approval never lifts a deny rule or a hard check.
+			res = outcome{content: deniedResult(d), isError: true}
+			break
+		}
+		t.audit(c, "allow", "user ("+scopeName(req.Scope)+")")
+		if err := t.grant(c, d, req.Scope); err != nil {
+			return err
+		}
+		if res, err = t.execute(c); err != nil {
+			return err
+		}
+	}
+	if err := t.recordResult(c, res); err != nil {
+		return err
+	}
+	if err := t.runCalls(a.Remaining); err != nil {
+		return err
+	}
+	history, err = st.Messages(t.bg, t.sess.ID, 0)
+	if err != nil {
+		return fmt.Errorf("load transcript: %w", err)
+	}
+	t.view = repairView(history)
+	return t.loop()
+}
+
+func scopeName(s string) string {
+	if s == "" {
+		return "once"
+	}
+	return s
+}
+
+// grant stores the narrowest rule covering c for the scope of an approval
+// and applies it to the rest of this turn.
+func (t *turn) grant(c *call, d permission.Decision, scope string) error {
+	if scope != "session" && scope != "always" || d.Suggest == "" || t.policy == nil {
+		return nil
+	}
+	key, origin := "session:"+t.sess.ID, "session grant"
+	if scope == "always" {
+		key, origin = t.ws.Root(), "project grant"
+	}
+	if err := t.core.opts.Store.AddGrant(t.bg, key, d.Suggest); err != nil {
+		return err
+	}
+	p, err := t.policy.WithGrants(permission.Grant{Rule: d.Suggest, Origin: origin})
+	if err != nil {
+		return fmt.Errorf("apply grant %s: %w", d.Suggest, err)
+	}
+	t.policy = p
+	return nil
+}

@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// policy builds the permission policy of a session's turn: the mode, the
+// user's settings, the project's settings (loosening only once the
+// workspace is trusted) and the stored grants for the session and the
+// workspace. A malformed settings file is an error naming it: the turn
+// does not start with rules silently ignored.
+func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
+	user, err := permission.LoadSettings(permission.UserSettingsPath(a.Home))
+	if err != nil {
+		return nil, err
+	}
+	project, err := permission.LoadSettings(permission.ProjectSettingsPath(sess.Workspace))
+	if err != nil {
+		return nil, err
+	}
+	trusted, err := a.Trusted(ctx, sess.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := a.Store.Grants(ctx, "session:"+sess.ID, sess.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	grants := make([]permission.Grant, len(stored))
+	for i, g := range stored {
+		origin := "project grant"
+		if g.Scope != sess.Workspace {
+			origin = "session grant"
+		}
+		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
+	}
+	p, err := permission.NewPolicy(permission.Options{Mode: a.opts.Mode, User: user, Project: project,
+		ProjectTrusted: trusted, Grants: grants})
+	if err != nil {
+		return nil, fmt.Errorf("permission policy: %w", err)
+	}
+	return p, nil
+}
+
+// Trusted reports whether the workspace's own settings and hooks may apply:
+// the user trusted it before, or trusts it now with --trust (which is
+// remembered).
+func (a *App) Trusted(ctx context.Context, workspace string) (bool, error) {
+	if a.opts.Trust {
+		if err := a.Store.SetTrusted(ctx, workspace); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return a.Store.Trusted(ctx, workspace)
+}
+
+// UserHome returns the user's real home directory (not MX_CLAW_HOME), for
+// "~" in permission rules and commands; "" if unknown.
+func UserHome() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(h); err == nil {
+		return real
+	}
+	return h
+}

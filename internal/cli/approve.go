@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/app"
+	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/headless"
+)
+
+type approveFlags struct {
+	always, session bool
+	message         string
+	json            bool
+	maxIterations   int
+	perm            permFlags
+}
+
+// newApproveCmd returns `mx-claw approve` (approve true) or `mx-claw
+// reject`: both answer a pending approval and resume its turn, streaming it
+// like `mx-claw run`.
+func newApproveCmd(stdio IO, approve bool) *cobra.Command {
+	var f approveFlags
+	use, short := "approve SESSION REQUEST", "Approve a paused tool call and resume its turn"
+	if !approve {
+		use, short = "reject SESSION REQUEST", "Reject a paused tool call and resume its turn"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + `.
+
+The pending requests of a session are listed by ` + "`mx-claw sessions show ID`" + `.
+The turn continues exactly where it paused: the call (or the rejection as
+its result), the rest of that model response's calls, then the next model
+step. Exit codes as for ` + "`mx-claw run`" + `.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return resolveApproval(cmd.Context(), stdio, f, approve, args[0], args[1])
+		},
+	}
+	fl := cmd.Flags()
+	if approve {
+		fl.BoolVar(&f.always, "always", false, "also allow such calls from now on in this project (saves the narrowest rule)")
+		fl.BoolVar(&f.session, "session-scope", false, "also allow such calls for the rest of this session")
+	} else {
+		fl.StringVar(&f.message, "message", "", "feedback for the model: why, and what to do instead")
+	}
+	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line")
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for the resumed turn (default 8)")
+	f.perm.register(fl)
+	return cmd
+}
+
+func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool, sessionID, requestID string) error {
+	if f.always && f.session {
+		return usagef("--always and --session-scope cannot be used together")
+	}
+	mode, onAsk, err := f.perm.options()
+	if err != nil {
+		return err
+	}
+	home, err := config.Home()
+	if err != nil {
+		return usageErr(err)
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return usageErr(err)
+	}
+	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	scope := "once"
+	switch {
+	case f.always:
+		scope = "always"
+	case f.session:
+		scope = "session"
+	}
+	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
+	err = a.Core.Resolve(ctx, agent.ResolveRequest{
+		SessionID: sessionID, RequestID: requestID, Approve: approve, Scope: scope,
+		Feedback: f.message, MaxIterations: f.maxIterations, OnAsk: onAsk,
+	}, printer.Handle)
+	if err != nil && !approve && f.message == "" {
+		fmt.Fprintln(stdio.Err, "Tip: --message tells the model why and what to do instead.")
+	}
+	return turnEnded(stdio, sessionID, err, printer, f.json)
+}

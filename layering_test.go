@@ -48,6 +48,8 @@ func TestLayering(t *testing.T) {
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
 		{"internal/termsafe", none},
 		{"internal/permission", none},
+		{"internal/secret", none},
+		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
 		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},
 		{"internal/agent", func(imp string) bool { return !oneOf(imp, "internal/app", "internal/cli", "internal/headless") }},
 	}

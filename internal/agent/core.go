@@ -61,6 +61,8 @@ type Options struct {
 	// Permissions builds the permission policy of a turn; nil allows
 	// every call (the tools' own hard checks still apply).
 	Permissions PolicyFunc
+	// Hooks returns the hooks of a turn; nil runs none.
+	Hooks HooksFunc
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
 	// Logger receives diagnostics; discarded if nil.

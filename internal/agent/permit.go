@@ -51,7 +51,7 @@ const RejectedResult = "User rejected this tool call"
 // the audit log.
 func (t *turn) decide(c *call) permission.Decision {
 	if t.policy == nil {
-		return permission.Decision{Tool: c.Name, Action: permission.Allow}
+		return combineHook(permission.Decision{Tool: c.Name, Action: permission.Allow}, c.hook)
 	}
 	req := permission.Request{
 		Tool: c.Name, Risk: string(c.tool.Risk()), Args: c.args,
@@ -72,7 +72,7 @@ func (t *turn) decide(c *call) permission.Decision {
 			req.Paths = append(req.Paths, abs)
 		}
 	}
-	d := t.policy.Decide(req)
+	d := combineHook(t.policy.Decide(req), c.hook)
 	t.audit(c, string(d.Action), d.Source.String())
 	return d
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -33,8 +34,14 @@ type call struct {
 	args    json.RawMessage
 	summary string
 	// early is the result decided before running (unknown tool,
-	// duplicate, invalid arguments); empty if the call is to run.
+	// duplicate, invalid arguments, a hook's block); empty if the call is
+	// to run.
 	early string
+	// hook is the PreToolUse hooks' permission decision.
+	hook hooks.Decision
+	// context is what PreToolUse hooks want the model to know with the
+	// result.
+	context string
 }
 
 // prepare does everything before execution: look up, duplicate check,
@@ -70,6 +77,7 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 	}
 	c.args = args
 	c.summary = tool.Summary(args)
+	c.hook = t.preToolUse(c)
 	return c
 }
 
@@ -174,13 +182,16 @@ func (t *turn) invoke(c *call) outcome {
 	start := time.Now()
 	res, err := runTool(t, c, env)
 	d := time.Since(start)
+	var o outcome
 	switch {
 	case t.ctx.Err() != nil:
 		return outcome{content: CancelledCallResult, isError: true, duration: d}
 	case err != nil:
-		return outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}
+		o = outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}
+	default:
+		o = outcome{content: res.Content, isError: res.IsError, duration: d}
 	}
-	return outcome{content: res.Content, isError: res.IsError, duration: d}
+	return t.postToolUse(c, o)
 }
 
 // runTool calls the tool, turning a panic into an error so one broken tool

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -113,6 +114,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			return &ConfigError{Err: err}
 		}
 	}
+	var runner *hooks.Runner
+	if c.opts.Hooks != nil {
+		if runner, err = c.opts.Hooks(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -143,6 +150,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		ws:     ws,
 		files:  files,
 		policy: policy,
+		hooks:  runner,
 		onAsk:  setup.onAsk,
 		id:     setup.turnID,
 		sink:   sink,
@@ -172,12 +180,15 @@ type turn struct {
 	ws      *tools.Workspace
 	files   *tools.FileTracker
 	policy  *permission.Policy
+	hooks   *hooks.Runner
 	onAsk   AskPolicy
 	maxIter int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
 	sink   func(protocol.Event)
 	start  time.Time
+
+	stopHookActive bool
 
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
@@ -251,12 +262,21 @@ func (t *turn) run(input string) error {
 		return fmt.Errorf("load transcript: %w", err)
 	}
 	if len(history) == 0 {
-		// A new session: freeze its system prompt.
-		sys := protocol.Message{Role: protocol.RoleSystem, Content: t.core.opts.SystemPrompt}
+		// A new session: freeze its system prompt, with what SessionStart
+		// hooks add.
+		prompt := t.core.opts.SystemPrompt
+		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
+			prompt += "\n\n" + res.AdditionalContext
+		}
+		sys := protocol.Message{Role: protocol.RoleSystem, Content: prompt}
 		if err := t.record([]*protocol.Message{&sys}); err != nil {
 			return err
 		}
 		history = append(history, sys)
+	}
+	input, err = t.userPromptSubmit(input)
+	if err != nil {
+		return err
 	}
 	user := protocol.Message{Role: protocol.RoleUser, Content: input}
 	if err := t.record([]*protocol.Message{&user}, protocol.Event{Type: protocol.EventMessageCompleted, Message: &user}); err != nil {
@@ -288,6 +308,12 @@ func (t *turn) loop() error {
 			return err
 		}
 		if len(calls) == 0 {
+			if more, err := t.stopHook(); more || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			return nil
 		}
 		if err := t.runCalls(calls); err != nil {
@@ -295,6 +321,23 @@ func (t *turn) loop() error {
 		}
 	}
 	return &MaxIterationsError{N: t.maxIter}
+}
+
+// stopHook runs the Stop hooks when the model has finished. A block keeps
+// the turn going with the hooks' reason as a user message (once: a second
+// block in the same turn is only a warning).
+func (t *turn) stopHook() (bool, error) {
+	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive})
+	if !res.Blocked() || t.stopHookActive {
+		return false, nil
+	}
+	t.stopHookActive = true
+	msg := protocol.Message{Role: protocol.RoleUser, Content: "A Stop hook asks you to continue: " + strings.TrimSpace(res.Reason)}
+	if err := t.record([]*protocol.Message{&msg}, protocol.Event{Type: protocol.EventMessageCompleted, Message: &msg, Step: t.step}); err != nil {
+		return false, err
+	}
+	t.view = append(t.view, toLLM(&msg))
+	return true, nil
 }
 
 // complete sends the view to the model and streams the deltas to the sink.

@@ -88,6 +88,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Tools:         reg,
 		MaxIterations: maxIter,
 		Permissions:   a.policy,
+		Hooks:         a.hookRunner,
 		Home:          UserHome(),
 		Logger:        opts.Logger,
 	})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
@@ -72,4 +73,43 @@ func UserHome() string {
 		return real
 	}
 	return h
+}
+
+// hookRunner returns the hooks of a session's turn: the user's settings'
+// "hooks", then the project's — only once the workspace is trusted, since
+// a cloned repository must not run commands on its own say-so.
+func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Runner, error) {
+	var configs []*hooks.Config
+	user, err := permission.LoadSettings(permission.UserSettingsPath(a.Home))
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := user.Other["hooks"]; ok {
+		c, err := hooks.ParseConfig(raw, user.Path)
+		if err != nil {
+			return nil, err
+		}
+		configs = append(configs, c)
+	}
+	project, err := permission.LoadSettings(permission.ProjectSettingsPath(sess.Workspace))
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := project.Other["hooks"]; ok {
+		trusted, err := a.Trusted(ctx, sess.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		if trusted {
+			c, err := hooks.ParseConfig(raw, project.Path)
+			if err != nil {
+				return nil, err
+			}
+			configs = append(configs, c)
+		}
+	}
+	if len(configs) == 0 {
+		return nil, nil
+	}
+	return &hooks.Runner{Config: hooks.Merge(configs...)}, nil
 }

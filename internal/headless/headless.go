@@ -79,6 +79,10 @@ func (p *Printer) Handle(e protocol.Event) {
 		if e.OK != nil && !*e.OK {
 			p.progress("  ✗ %s: %s", termsafe.Sanitize(e.Summary), termsafe.Sanitize(firstLine(e.Preview)))
 		}
+	case protocol.EventHookWarning:
+		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
+	case protocol.EventPermissionRequested:
+		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
 	case protocol.EventRetry:
 		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
 	}

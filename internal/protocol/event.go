@@ -31,7 +31,10 @@ const (
 	// EventTurnPaused ends a turn that waits for an approval (RequestID);
 	// it continues when someone answers.
 	EventTurnPaused EventType = "turn.paused"
-	EventRetry      EventType = "provider.retry"
+	// EventHookWarning tells the user (Text) that a hook failed, timed out
+	// or said something that changes nothing.
+	EventHookWarning EventType = "hook.warning"
+	EventRetry       EventType = "provider.retry"
 )
 
 // Event is one thing that happened in a session. Sequence strictly increases

@@ -81,6 +81,9 @@ type Core struct {
 	mu     sync.Mutex
 	active map[string]context.CancelCauseFunc // session id → cancel of its turn
 	files  map[string]*tools.FileTracker      // session id → read-before-write guard
+	// unsaved holds, per session, file versions the guard recorded that
+	// are not stored yet; the turn's next batch stores them.
+	unsaved map[string][]protocol.FileVersion
 }
 
 // New returns a Core.
@@ -111,7 +114,7 @@ func New(opts Options) (*Core, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
-		files: make(map[string]*tools.FileTracker)}, nil
+		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion)}, nil
 }
 
 // Owner returns the name this Core holds leases under.
@@ -177,11 +180,10 @@ func (c *Core) fileTracker(ctx context.Context, sessionID, root string) (*tools.
 	}
 	ft = tools.NewFileTracker(root)
 	ft.Restore(known)
-	bg := context.WithoutCancel(ctx)
 	ft.SetOnRecord(func(v protocol.FileVersion) {
-		if err := c.opts.Store.RecordFile(bg, sessionID, v); err != nil {
-			c.log.Warn("record file version", "session", sessionID, "path", v.Path, "err", err)
-		}
+		c.mu.Lock()
+		c.unsaved[sessionID] = append(c.unsaved[sessionID], v)
+		c.mu.Unlock()
 	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -190,6 +192,16 @@ func (c *Core) fileTracker(ctx context.Context, sessionID, root string) (*tools.
 	}
 	c.files[sessionID] = ft
 	return ft, nil
+}
+
+// takeUnsaved returns and forgets the session's file versions not stored
+// yet.
+func (c *Core) takeUnsaved(sessionID string) []protocol.FileVersion {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.unsaved[sessionID]
+	delete(c.unsaved, sessionID)
+	return v
 }
 
 func (c *Core) unclaim(sessionID string) {

@@ -77,12 +77,23 @@ func (t *turn) decide(c *call) permission.Decision {
 	return d
 }
 
-// audit records a decision; a failure to record is logged, not fatal.
+// audit records a decision. It is stored with the turn's next batch of
+// records — before the call's result, at the latest.
 func (t *turn) audit(c *call, decision, source string) {
-	e := &protocol.AuditEntry{SessionID: t.sess.ID, Tool: c.Name, Summary: c.summary, Decision: decision, Source: source}
-	if err := t.core.opts.Store.RecordAudit(t.bg, e); err != nil {
-		t.core.log.Warn("record audit", "session", t.sess.ID, "err", err)
-	}
+	e := &protocol.AuditEntry{SessionID: t.sess.ID, Tool: c.Name, Summary: c.summary, Decision: decision,
+		Source: source, CreatedAt: t.core.opts.Now().UTC()}
+	t.auditMu.Lock()
+	t.audits = append(t.audits, e)
+	t.auditMu.Unlock()
+}
+
+// takeAudit returns and forgets the decisions not stored yet.
+func (t *turn) takeAudit() []*protocol.AuditEntry {
+	t.auditMu.Lock()
+	defer t.auditMu.Unlock()
+	a := t.audits
+	t.audits = nil
+	return a
 }
 
 // deniedResult is the tool result for a call the policy denied.

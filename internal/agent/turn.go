@@ -190,6 +190,9 @@ type turn struct {
 
 	stopHookActive bool
 
+	auditMu sync.Mutex
+	audits  []*protocol.AuditEntry // recorded decisions not stored yet
+
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
 	usage protocol.Usage
@@ -197,11 +200,7 @@ type turn struct {
 }
 
 func (t *turn) emit(e protocol.Event) error {
-	t.sinkMu.Lock()
-	defer t.sinkMu.Unlock()
-	e.SessionID = t.sess.ID
-	e.TurnID = t.id
-	return t.core.emit(t.bg, &e, t.sink)
+	return t.record(nil, e)
 }
 
 func (t *turn) setStatus(s protocol.SessionStatus, lastErr string) error {
@@ -234,8 +233,14 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 			stored = append(stored, e)
 		}
 	}
-	if err := t.core.opts.Store.AppendBatch(t.bg, t.sess.ID, msgs, stored); err != nil {
-		return fmt.Errorf("store: %w", err)
+	b := store.Batch{Messages: msgs, Events: stored}
+	if len(stored) > 0 || len(msgs) > 0 {
+		// Decisions and file versions recorded since the last batch
+		// travel with this one.
+		b.Audit, b.Files = t.takeAudit(), t.core.takeUnsaved(t.sess.ID)
+		if err := t.core.opts.Store.AppendBatch(t.bg, t.sess.ID, b); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
 	}
 	if t.sink != nil {
 		for _, e := range evs {

@@ -8,13 +8,14 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
+const qRecordFile = `INSERT INTO file_versions (session_id, path, mod_time, size, sha256)
+VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET
+mod_time = excluded.mod_time, size = excluded.size, sha256 = excluded.sha256`
+
 // RecordFile stores the version of a file the session last read or wrote,
 // replacing what it knew of that path.
 func (s *SQLite) RecordFile(ctx context.Context, sessionID string, v protocol.FileVersion) error {
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO file_versions (session_id, path, mod_time, size, sha256)
-VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET
-mod_time = excluded.mod_time, size = excluded.size, sha256 = excluded.sha256`,
-		sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
+	if _, err := s.w.ExecContext(ctx, qRecordFile, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
 		return sessionError("record file "+v.Path, sessionID, err)
 	}
 	return nil

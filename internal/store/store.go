@@ -53,6 +53,14 @@ type ListOptions struct {
 	Limit int
 }
 
+// Batch is what AppendBatch stores in one transaction.
+type Batch struct {
+	Messages []*protocol.Message
+	Events   []*protocol.Event
+	Audit    []*protocol.AuditEntry
+	Files    []protocol.FileVersion
+}
+
 // Store is the persistence the core needs. All methods are safe for
 // concurrent use. Records are returned newest-last unless said otherwise.
 type Store interface {
@@ -70,11 +78,13 @@ type Store interface {
 	// AppendMessage appends m to the session's transcript, assigns m.Seq
 	// (1, 2, ... per session) and returns it.
 	AppendMessage(ctx context.Context, sessionID string, m *protocol.Message) (int64, error)
-	// AppendBatch appends msgs, then events, in one transaction, assigning
-	// Seq and Sequence as AppendMessage and AppendEvent do. Events may
-	// point at messages of the batch and are stored with their Seq. All
-	// or nothing is stored.
-	AppendBatch(ctx context.Context, sessionID string, msgs []*protocol.Message, events []*protocol.Event) error
+	// AppendBatch stores a batch in one transaction: messages, then
+	// events (assigning Seq and Sequence as AppendMessage and AppendEvent
+	// do; events may point at messages of the batch and are stored with
+	// their Seq), audit entries and file versions. All or nothing is
+	// stored. A turn stores each step's records this way, so a step costs
+	// few commits.
+	AppendBatch(ctx context.Context, sessionID string, b Batch) error
 	// Messages returns the session's messages with Seq > afterSeq, in order.
 	Messages(ctx context.Context, sessionID string, afterSeq int64) ([]protocol.Message, error)
 

@@ -15,18 +15,19 @@ import (
 // and bumps the session's MessageCount and UpdatedAt. It sets m.Seq once
 // the transaction has committed. A missing session is ErrNotFound.
 func (s *SQLite) AppendMessage(ctx context.Context, sessionID string, m *protocol.Message) (int64, error) {
-	if err := s.AppendBatch(ctx, sessionID, []*protocol.Message{m}, nil); err != nil {
+	if err := s.AppendBatch(ctx, sessionID, Batch{Messages: []*protocol.Message{m}}); err != nil {
 		return 0, err
 	}
 	return m.Seq, nil
 }
 
-// AppendBatch appends msgs, then events, in one write transaction, as
-// AppendMessage and AppendEvent would one by one. Events may point at the
-// messages of the batch: they are encoded after the messages got their
-// Seq. Either everything is stored or nothing is (and no Seq or Sequence
-// is changed).
-func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, msgs []*protocol.Message, events []*protocol.Event) error {
+// AppendBatch stores b in one write transaction: its messages, then its
+// events, as AppendMessage and AppendEvent would one by one, then its audit
+// entries and file versions. Events may point at the messages of the
+// batch: they are encoded after the messages got their Seq. Either
+// everything is stored or nothing is (and no Seq or Sequence is changed).
+func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) error {
+	msgs, events := b.Messages, b.Events
 	now := s.now()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -64,6 +65,22 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, msgs []*prot
 			return err
 		}
 		done[i] = assigned{seq, ts}
+	}
+	for _, e := range b.Audit {
+		created := e.CreatedAt
+		if created.IsZero() {
+			created = now
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO permission_audit
+(session_id, tool, summary, decision, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			e.SessionID, e.Tool, e.Summary, e.Decision, e.Source, ms(created)); err != nil {
+			return fmt.Errorf("append: audit: %w", err)
+		}
+	}
+	for _, v := range b.Files {
+		if _, err := tx.ExecContext(ctx, qRecordFile, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
+			return sessionError("append: file version "+v.Path, sessionID, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("append: session %s: %w", sessionID, err)
@@ -142,7 +159,7 @@ func (s *SQLite) Messages(ctx context.Context, sessionID string, afterSeq int64)
 // The store keeps whatever it is given; not storing deltas (see
 // protocol.EventType.Stored) is the caller's choice.
 func (s *SQLite) AppendEvent(ctx context.Context, e *protocol.Event) error {
-	return s.AppendBatch(ctx, e.SessionID, nil, []*protocol.Event{e})
+	return s.AppendBatch(ctx, e.SessionID, Batch{Events: []*protocol.Event{e}})
 }
 
 // appendEventTx stores e within tx and returns the Sequence and Timestamp

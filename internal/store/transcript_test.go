@@ -234,7 +234,9 @@ func TestAppendBatch(t *testing.T) {
 	m := &protocol.Message{Role: protocol.RoleAssistant, Content: "hello"}
 	e1 := &protocol.Event{Type: protocol.EventMessageCompleted, SessionID: "s1", Message: m}
 	e2 := &protocol.Event{Type: protocol.EventUsage, SessionID: "s1", Usage: &protocol.Usage{InputTokens: 3}}
-	if err := s.AppendBatch(ctx, "s1", []*protocol.Message{m}, []*protocol.Event{e1, e2}); err != nil {
+	if err := s.AppendBatch(ctx, "s1", Batch{Messages: []*protocol.Message{m}, Events: []*protocol.Event{e1, e2},
+		Audit: []*protocol.AuditEntry{{SessionID: "s1", Tool: "read_file", Decision: "allow"}},
+		Files: []protocol.FileVersion{{Path: "/a", SHA256: "00"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if m.Seq != 2 || e1.Sequence != 1 || e2.Sequence != 2 {
@@ -247,11 +249,17 @@ func TestAppendBatch(t *testing.T) {
 	if len(evs) != 2 || evs[0].Message == nil || evs[0].Message.Seq != 2 {
 		t.Fatalf("stored events %+v: the message in the event must carry its Seq", evs)
 	}
+	if a, _ := s.Audit(ctx, "s1", 0); len(a) != 1 || a[0].Tool != "read_file" {
+		t.Errorf("audit of the batch: %+v", a)
+	}
+	if f, _ := s.Files(ctx, "s1"); len(f) != 1 || f[0].Path != "/a" {
+		t.Errorf("file versions of the batch: %+v", f)
+	}
 
 	// A batch that fails stores nothing and leaves the values alone.
 	bad := &protocol.Message{Role: protocol.RoleTool, Content: "x"}
 	wrong := &protocol.Event{Type: protocol.EventUsage, SessionID: "s2"}
-	if err := s.AppendBatch(ctx, "s1", []*protocol.Message{bad}, []*protocol.Event{wrong}); err == nil {
+	if err := s.AppendBatch(ctx, "s1", Batch{Messages: []*protocol.Message{bad}, Events: []*protocol.Event{wrong}}); err == nil {
 		t.Fatal("a batch with another session's event was stored")
 	}
 	if bad.Seq != 0 || wrong.Sequence != 0 {

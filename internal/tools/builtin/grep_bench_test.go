@@ -61,10 +61,13 @@ func BenchmarkGrep(b *testing.B) {
 			for _, engine := range []string{"rg", "go"} {
 				b.Run(tree.name+"/"+p.name+"/tool-"+engine, func(b *testing.B) {
 					tool := newGrep()
-					if engine == "go" {
-						tool.rg = ""
-					} else if tool.rg == "" {
-						b.Skip("ripgrep (rg) not on PATH")
+					tool.rg = ""
+					if engine == "rg" {
+						rg, err := exec.LookPath("rg")
+						if err != nil {
+							b.Skip("ripgrep (rg) not on PATH")
+						}
+						tool.rg = rg
 					}
 					tool.goFallback = false
 					for b.Loop() {

@@ -84,6 +84,9 @@ type Core struct {
 	// unsaved holds, per session, file versions the guard recorded that
 	// are not stored yet; the turn's next batch stores them.
 	unsaved map[string][]protocol.FileVersion
+	// waiters are the turns of this process waiting for an answer, by
+	// approval id.
+	waiters map[string]chan ResolveRequest
 }
 
 // New returns a Core.
@@ -114,7 +117,8 @@ func New(opts Options) (*Core, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
-		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion)}, nil
+		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion),
+		waiters: make(map[string]chan ResolveRequest)}, nil
 }
 
 // Owner returns the name this Core holds leases under.

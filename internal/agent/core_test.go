@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -295,5 +298,115 @@ func TestRefusedEarlyLeavesNothing(t *testing.T) {
 	}
 	if st := f.status(s.ID); st != protocol.StatusIdle {
 		t.Errorf("status %s", st)
+	}
+}
+
+// events collects a turn's events for a test, safe for concurrent reads.
+type events struct {
+	mu  sync.Mutex
+	evs []protocol.Event
+	ch  chan protocol.Event
+}
+
+func newEvents() *events { return &events{ch: make(chan protocol.Event, 256)} }
+
+func (e *events) sink(ev protocol.Event) {
+	e.mu.Lock()
+	e.evs = append(e.evs, ev)
+	e.mu.Unlock()
+	e.ch <- ev
+}
+
+func (e *events) waitFor(t *testing.T, typ protocol.EventType) protocol.Event {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-e.ch:
+			if ev.Type == typ {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %s event", typ)
+		}
+	}
+}
+
+func askPolicy(t *testing.T) PolicyFunc {
+	return func(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
+		return permission.NewPolicy(permission.Options{Mode: permission.ModeDefault})
+	}
+}
+
+func TestAskWaitAnsweredInProcessAndQueuedInput(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{Permissions: askPolicy(t)})
+	f.srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}}},
+		llmtest.Text("written"),
+		llmtest.Text("answer to the queued message"),
+	)
+	s := f.session()
+	evs := newEvents()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "write a", OnAsk: AskWait}, evs.sink)
+	}()
+	req := evs.waitFor(t, protocol.EventPermissionRequested)
+	if st := f.status(s.ID); st != protocol.StatusWaitingForApproval {
+		t.Errorf("status while waiting: %s", st)
+	}
+	// A message sent meanwhile is queued, not lost and not sent ahead.
+	var qe *QueuedError
+	if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "and then this"}, nil); !errors.As(err, &qe) {
+		t.Fatalf("Run while waiting: %v, want *QueuedError", err)
+	}
+	if err := f.core.Answer(context.Background(), ResolveRequest{SessionID: s.ID, RequestID: req.RequestID, Approve: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.core.Answer(context.Background(), ResolveRequest{SessionID: s.ID, RequestID: req.RequestID, Approve: false}, nil); !errors.Is(err, ErrNoPendingApproval) {
+		t.Errorf("second answer: %v, want ErrNoPendingApproval", err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(f.ws, "a.txt")); err != nil || string(got) != "hi" {
+		t.Errorf("a.txt = %q, %v", got, err)
+	}
+	reqs := f.srv.ChatRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (two steps, then the queued message)", len(reqs))
+	}
+	msgs := reqs[2].Chat.Messages
+	if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != "and then this" {
+		t.Errorf("last request ends with %+v, want the queued message", last)
+	}
+	if st := f.status(s.ID); st != protocol.StatusIdle {
+		t.Errorf("final status %s", st)
+	}
+}
+
+func TestAskWaitCancelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{Permissions: askPolicy(t)})
+	f.srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}}})
+	s := f.session()
+	evs := newEvents()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		errc <- f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "write a", OnAsk: AskWait}, evs.sink)
+	}()
+	evs.waitFor(t, protocol.EventPermissionRequested)
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v", err)
+	}
+	if st := f.status(s.ID); st != protocol.StatusCancelled {
+		t.Errorf("status %s, want cancelled", st)
+	}
+	pending, _ := f.st.PendingApprovals(context.Background(), s.ID)
+	if len(pending) != 0 {
+		t.Errorf("%d approvals still pending after cancel", len(pending))
 	}
 }

@@ -23,6 +23,11 @@ const (
 	// sets the session waiting_for_approval and ends the turn with a
 	// *PausedError; Core.Resolve continues it, in this process or another.
 	AskPause
+	// AskWait stores the approval the same way, then waits for an answer
+	// in this process (Core.Answer, from any front end: the first answer
+	// wins). If the process exits meanwhile, the stored approval is
+	// answered later as with AskPause.
+	AskWait
 )
 
 // PausedError ends a turn that stopped at a call needing approval.
@@ -125,22 +130,136 @@ func unansweredResult(c *call, d permission.Decision) string {
 // session waiting_for_approval and returns the *PausedError that ends the
 // turn.
 func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
+	a, err := t.createApproval(c, d, rest)
+	if err != nil {
+		return err
+	}
+	if err := t.requested(a, c, d); err != nil {
+		return err
+	}
+	return &PausedError{SessionID: t.sess.ID, RequestID: a.ID, Summary: c.summary, Suggest: d.Suggest}
+}
+
+// createApproval stores the save point of a call that needs approval: the
+// call, its summary and the calls after it; the session waits.
+func (t *turn) createApproval(c *call, d permission.Decision, rest []*call) (*protocol.Approval, error) {
 	a := &protocol.Approval{ID: newID(), SessionID: t.sess.ID, TurnID: t.id, Call: c.ToolCall, Summary: c.summary}
 	for _, r := range rest {
 		a.Remaining = append(a.Remaining, r.ToolCall)
 	}
 	if err := t.core.opts.Store.CreateApproval(t.bg, a); err != nil {
-		return fmt.Errorf("store approval: %w", err)
+		return nil, fmt.Errorf("store approval: %w", err)
 	}
 	if err := t.setStatus(protocol.StatusWaitingForApproval, ""); err != nil {
-		return err
+		return nil, err
 	}
-	if err := t.emit(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: a.ID, ToolCallID: c.ID,
+	return a, nil
+}
+
+// requested emits permission.requested for a stored approval.
+func (t *turn) requested(a *protocol.Approval, c *call, d permission.Decision) error {
+	return t.emit(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: a.ID, ToolCallID: c.ID,
 		ToolName: c.Name, Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Text: d.Suggest,
-		Error: d.Reason, Step: t.step}); err != nil {
-		return err
+		Error: d.Reason, Step: t.step})
+}
+
+// wait stores the approval of c and waits for an answer given in this
+// process. It returns the call's outcome: run (approved) or the rejection.
+func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, error) {
+	a, err := t.createApproval(c, d, rest)
+	if err != nil {
+		return outcome{}, err
 	}
-	return &PausedError{SessionID: t.sess.ID, RequestID: a.ID, Summary: c.summary, Suggest: d.Suggest}
+	// Register before anyone can see the request, so a fast answer is not
+	// missed.
+	answers := make(chan ResolveRequest, 1)
+	t.core.mu.Lock()
+	t.core.waiters[a.ID] = answers
+	t.core.mu.Unlock()
+	defer func() {
+		t.core.mu.Lock()
+		delete(t.core.waiters, a.ID)
+		t.core.mu.Unlock()
+	}()
+	if err := t.requested(a, c, d); err != nil {
+		return outcome{}, err
+	}
+	var ans ResolveRequest
+	select {
+	case ans = <-answers:
+	case <-t.ctx.Done():
+		return outcome{}, t.ctx.Err()
+	}
+	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
+		return outcome{}, err
+	}
+	return t.answered(c, d, a, ans)
+}
+
+// answered applies an answer to the call it was given for: emits
+// permission.resolved, records the decision, stores a grant, and runs the
+// call or makes the rejection its result.
+func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, ans ResolveRequest) (outcome, error) {
+	ok := ans.Approve
+	status := "rejected"
+	if ok {
+		status = "approved"
+	}
+	if err := t.emit(protocol.Event{Type: protocol.EventPermissionResolved, RequestID: a.ID, ToolCallID: c.ID,
+		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: ans.Feedback, Status: protocol.SessionStatus(status)}); err != nil {
+		return outcome{}, err
+	}
+	if c.early != "" {
+		return outcome{content: c.early, isError: true}, nil
+	}
+	if !ans.Approve {
+		t.audit(c, "deny", "user")
+		res := outcome{content: RejectedResult, isError: true}
+		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
+			res.content += ". The user said: " + fb
+		}
+		return res, nil
+	}
+	if d.Action == permission.Deny {
+		// An approval never lifts a deny rule or a hard check.
+		return outcome{content: deniedResult(d), isError: true}, nil
+	}
+	t.audit(c, "allow", "user ("+scopeName(ans.Scope)+")")
+	if err := t.grant(c, d, ans.Scope); err != nil {
+		return outcome{}, err
+	}
+	return t.execute(c)
+}
+
+// Answer answers a pending approval. If a turn of this process waits for
+// it (AskWait), the answer goes to that turn, which goes on; otherwise
+// the paused turn is resumed here, as Resolve does, and its events go to
+// sink. Of several answers to one approval the first wins; the others get
+// ErrNoPendingApproval.
+func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+	switch req.Scope {
+	case "", "once", "session", "always":
+	default:
+		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
+	}
+	c.mu.Lock()
+	w, waiting := c.waiters[req.RequestID]
+	c.mu.Unlock()
+	if !waiting {
+		return c.Resolve(ctx, req, sink)
+	}
+	status := "rejected"
+	if req.Approve {
+		status = "approved"
+	}
+	if err := c.opts.Store.ResolveApproval(ctx, req.SessionID, req.RequestID, status, req.Feedback); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
+	}
+	select {
+	case w <- req:
+	default:
+	}
+	return nil
 }
 
 // ResolveRequest answers a pending approval.
@@ -191,8 +310,12 @@ func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protoc
 	default:
 		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
 	}
-	return c.drive(ctx, turnSetup{sessionID: req.SessionID, maxIter: req.MaxIterations, onAsk: req.OnAsk, turnID: a.TurnID}, sink,
-		func(t *turn) error { return t.resume(a, req) })
+	setup := turnSetup{sessionID: req.SessionID, maxIter: req.MaxIterations, onAsk: req.OnAsk, turnID: a.TurnID}
+	if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.resume(a, req) }); err != nil {
+		return err
+	}
+	setup.turnID = ""
+	return c.runQueued(ctx, setup, sink)
 }
 
 // resume continues the turn paused at approval a.
@@ -227,35 +350,13 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 		}
 	}
 	c := t.prepare(a.Call)
-	ok := req.Approve
-	if err := t.emit(protocol.Event{Type: protocol.EventPermissionResolved, RequestID: a.ID, ToolCallID: c.ID,
-		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: req.Feedback, Status: protocol.SessionStatus(status)}); err != nil {
-		return err
+	d := permission.Decision{Tool: c.Name, Action: permission.Allow}
+	if c.early == "" && req.Approve {
+		d = t.decide(c)
 	}
-	var res outcome
-	switch {
-	case c.early != "":
-		res = outcome{content: c.early, isError: true}
-	case !req.Approve:
-		t.audit(c, "deny", "user")
-		res = outcome{content: RejectedResult, isError: true}
-		if fb := strings.TrimSpace(req.Feedback); fb != "" {
-			res.content += ". The user said: " + fb
-		}
-	default:
-		d := t.decide(c)
-		if d.Action == permission.Deny {
-			// An approval never lifts a deny rule or a hard check.
-			res = outcome{content: deniedResult(d), isError: true}
-			break
-		}
-		t.audit(c, "allow", "user ("+scopeName(req.Scope)+")")
-		if err := t.grant(c, d, req.Scope); err != nil {
-			return err
-		}
-		if res, err = t.execute(c); err != nil {
-			return err
-		}
+	res, err := t.answered(c, d, a, req)
+	if err != nil {
+		return err
 	}
 	if err := t.recordResult(c, res); err != nil {
 		return err

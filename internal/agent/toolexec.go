@@ -141,10 +141,20 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 				return err
 			}
 		case permission.Ask:
-			if t.onAsk == AskPause {
+			switch t.onAsk {
+			case AskPause:
 				return t.pause(c, *d, calls[i+1:])
+			case AskWait:
+				var err error
+				if res, err = t.wait(c, *d, calls[i+1:]); err != nil {
+					if t.ctx.Err() != nil {
+						return t.cancelRest(calls[i:], err)
+					}
+					return err
+				}
+			default:
+				res = outcome{content: unansweredResult(c, *d), isError: true}
 			}
-			res = outcome{content: unansweredResult(c, *d), isError: true}
 		default:
 			res = outcome{content: deniedResult(*d), isError: true}
 		}

@@ -63,8 +63,76 @@ func (c *Core) SubmitTurn(ctx context.Context, req TurnRequest) iter.Seq2[protoc
 // Whatever happens, when Run returns the session is not left running: its
 // status is idle, failed or cancelled, and the lease is released.
 func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Event)) error {
+	if sess, err := c.opts.Store.GetSession(ctx, req.SessionID); err == nil && sess.Status == protocol.StatusWaitingForApproval {
+		pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
+		if err != nil {
+			return err
+		}
+		if len(pending) > 0 {
+			// The turn waits for an answer: the message must not jump
+			// ahead of it. It is sent when the session is free.
+			q, err := c.Enqueue(ctx, req.SessionID, req.Input, sink)
+			if err != nil {
+				return err
+			}
+			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
+		}
+	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk}
-	return c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+	if err != nil {
+		return err
+	}
+	return c.runQueued(ctx, setup, sink)
+}
+
+// runQueued sends, as one more turn each time, the messages queued while
+// the session was busy, until none is left or a turn does not end well.
+func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protocol.Event)) error {
+	for {
+		queued, err := c.opts.Store.TakeInputs(ctx, setup.sessionID)
+		if err != nil || len(queued) == 0 {
+			return err
+		}
+		parts := make([]string, len(queued))
+		for i, q := range queued {
+			parts[i] = q.Content
+		}
+		input := strings.Join(parts, "\n\n")
+		setup.model = ""
+		if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(input) }); err != nil {
+			return err
+		}
+	}
+}
+
+// Enqueue stores a user message for a session that is busy (running or
+// waiting for an approval) and emits input.queued. The message is sent,
+// in order with other queued ones, when the session's turn ends.
+func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink func(protocol.Event)) (protocol.QueuedInput, error) {
+	q, err := c.opts.Store.EnqueueInput(ctx, sessionID, input)
+	if err != nil {
+		return q, fmt.Errorf("queue input: %w", err)
+	}
+	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input}
+	if err := c.emit(ctx, &e, sink); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// QueuedError is returned by Run when the session waits for an approval:
+// the input was queued, not sent.
+type QueuedError struct {
+	SessionID string
+	Input     protocol.QueuedInput
+	// Waiting is the approval the session waits for.
+	Waiting protocol.Approval
+}
+
+func (e *QueuedError) Error() string {
+	return fmt.Sprintf("session %s waits for approval of %q (request %s); the message is queued and will be sent after it is answered",
+		e.SessionID, e.Waiting.Summary, e.Waiting.ID)
 }
 
 // turnSetup is what drive needs to start or resume a turn.

@@ -189,6 +189,13 @@ func turnEnded(stdio IO, sessionID string, err error, printer *headless.Printer,
 	if err == nil {
 		err = printer.Err()
 	}
+	var queued *agent.QueuedError
+	if errors.As(err, &queued) {
+		fmt.Fprintf(stdio.Err, "Queued: %s.\n", termsafe.Sanitize(queued.Error()))
+		fmt.Fprintf(stdio.Err, "  approve: mx-claw approve %s %s; reject: mx-claw reject %s %s --message \"why\"\n",
+			sessionID, queued.Waiting.ID, sessionID, queued.Waiting.ID)
+		return &exitError{code: ExitPaused, err: err, quiet: true}
+	}
 	var paused *agent.PausedError
 	if errors.As(err, &paused) {
 		fmt.Fprintf(stdio.Err, "Paused: %s needs approval (request %s).\n", termsafe.Sanitize(paused.Summary), paused.RequestID)

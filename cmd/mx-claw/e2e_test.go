@@ -224,7 +224,7 @@ func TestRunReadWriteAnswer(t *testing.T) {
 	if first.Messages[0].Role != "system" || first.Messages[len(first.Messages)-1].Content != "summarise notes.txt" {
 		t.Errorf("first request messages: %+v", first.Messages)
 	}
-	if want := []string{"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "apply_patch", "run_command"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
+	if want := []string{"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "apply_patch", "todo_write", "run_command"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
 		t.Errorf("tools offered %v, want %v", first.Tools, want)
 	}
 	if res := toolResults(reqs[1])["c1"]; !strings.Contains(res, "second line") {
@@ -1090,5 +1090,30 @@ func TestUntrustedProjectHooksDoNotRun(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Error("the trusted project's hook did not run")
+	}
+}
+
+func TestTodoWriteStoredWithSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Call("todo_write", `{"todos":[{"content":"read the code","status":"completed"},{"content":"fix the bug","status":"in_progress"},{"content":"run tests","status":"pending"}]}`),
+		llmtest.Text("working on it"),
+	)
+	r := e.run("", "run", "--json", "plan it")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var todo *protocol.Event
+	for _, ev := range r.events(t) {
+		if ev.Type == protocol.EventTodoUpdated {
+			todo = &ev
+		}
+	}
+	if todo == nil || len(todo.Todos) != 3 || todo.Todos[1].Status != "in_progress" || todo.Sequence == 0 {
+		t.Fatalf("todo.updated event %+v", todo)
+	}
+	show := e.run("", "sessions", "show", todo.SessionID)
+	if !strings.Contains(show.stdout, "[~] fix the bug") || !strings.Contains(show.stdout, "[x] read the code") {
+		t.Errorf("sessions show lacks the task list:\n%s", show.stdout)
 	}
 }

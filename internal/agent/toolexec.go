@@ -186,6 +186,11 @@ func (t *turn) execute(c *call) (outcome, error) {
 // for concurrency-safe tools.
 func (t *turn) invoke(c *call) outcome {
 	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files}
+	env.SetTodos = func(todos []protocol.Todo) {
+		if err := t.emit(protocol.Event{Type: protocol.EventTodoUpdated, ToolCallID: c.ID, Todos: todos, Step: t.step}); err != nil {
+			t.core.log.Warn("store todo list", "session", t.sess.ID, "err", err)
+		}
+	}
 	env.Output = func(text string) {
 		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
 	}

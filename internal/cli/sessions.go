@@ -16,6 +16,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/termsafe"
 )
 
 func newSessionsCmd(stdio IO) *cobra.Command {
@@ -158,10 +159,38 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 			}
 		}
 	}
+	if todos, err := lastTodos(ctx, st, id); err == nil && len(todos) > 0 {
+		fmt.Fprintln(w, "\nTasks")
+		for _, t := range todos {
+			mark := "[ ]"
+			switch t.Status {
+			case "in_progress":
+				mark = "[~]"
+			case "completed":
+				mark = "[x]"
+			}
+			fmt.Fprintf(w, "  %s %s\n", mark, termsafe.Sanitize(t.Content))
+		}
+	}
 	for _, a := range pending {
-		fmt.Fprintf(w, "\nPending approval %s: %s\n", a.ID, a.Summary)
+		fmt.Fprintf(w, "\nPending approval %s: %s\n", a.ID, termsafe.Sanitize(a.Summary))
 	}
 	return nil
+}
+
+// lastTodos returns the session's latest task list (from its last
+// todo.updated event).
+func lastTodos(ctx context.Context, st store.Store, id string) ([]protocol.Todo, error) {
+	evs, err := st.Events(ctx, id, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == protocol.EventTodoUpdated {
+			return evs[i].Todos, nil
+		}
+	}
+	return nil, nil
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -31,6 +31,9 @@ const (
 	// EventTurnPaused ends a turn that waits for an approval (RequestID);
 	// it continues when someone answers.
 	EventTurnPaused EventType = "turn.paused"
+	// EventTodoUpdated carries the model's task list (Todos) after a
+	// todo_write call.
+	EventTodoUpdated EventType = "todo.updated"
 	// EventHookWarning tells the user (Text) that a hook failed, timed out
 	// or said something that changes nothing.
 	EventHookWarning EventType = "hook.warning"
@@ -86,6 +89,8 @@ type Event struct {
 	Session *Session `json:"session,omitempty"`
 	// RequestID identifies an approval (permission.*).
 	RequestID string `json:"requestId,omitempty"`
+	// Todos is the task list of todo.updated.
+	Todos []Todo `json:"todos,omitempty"`
 }
 
 // Stored reports whether events of type t are kept in the store. Deltas are

@@ -97,3 +97,11 @@ type FileVersion struct {
 	// SHA256 is the hex SHA-256 of the contents.
 	SHA256 string `json:"sha256"`
 }
+
+// Todo is one item of the task list the model keeps with todo_write.
+type Todo struct {
+	ID      string `json:"id,omitempty"`
+	Content string `json:"content"`
+	// Status is "pending", "in_progress" or "completed".
+	Status string `json:"status"`
+}

@@ -20,6 +20,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
 // Risk is what a tool call may do to the user's machine. Permission rules
@@ -79,4 +81,7 @@ type Env struct {
 	// the session has not read or that changed on disk since. It lives as
 	// long as the session. Nil means no guard: write tools skip the check.
 	Files *FileTracker
+	// SetTodos, if set, publishes the model's task list (todo_write) with
+	// the session.
+	SetTodos func(todos []protocol.Todo)
 }

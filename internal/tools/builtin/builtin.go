@@ -20,7 +20,7 @@ import (
 
 // All returns the built-in tools in the order they are offered to the
 // model: read_file, list_dir, glob, grep, write_file, edit_file,
-// apply_patch. grep looks for rg on PATH once, here.
+// apply_patch, todo_write.
 func All() []tools.Tool {
 	return []tools.Tool{
 		newReadFile(),
@@ -30,6 +30,7 @@ func All() []tools.Tool {
 		newWriteFile(),
 		newEditFile(),
 		newApplyPatch(),
+		newTodoWrite(),
 	}
 }
 

@@ -136,12 +136,13 @@ func (c *Core) CreateSession(ctx context.Context, workspace, model string, sink 
 		CreatedAt: now,
 		UpdatedAt: now,
 	}
-	if err := c.opts.Store.CreateSession(ctx, s); err != nil {
+	// The session and its first event are stored together.
+	e := protocol.Event{Type: protocol.EventSessionCreated, SessionID: s.ID, Model: model, Session: s, Timestamp: now}
+	if err := c.opts.Store.AppendBatch(ctx, s.ID, store.Batch{NewSession: s, Events: []*protocol.Event{&e}}); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	e := protocol.Event{Type: protocol.EventSessionCreated, SessionID: s.ID, Model: model, Session: s}
-	if err := c.emit(ctx, &e, sink); err != nil {
-		return nil, err
+	if sink != nil {
+		sink(e)
 	}
 	return s, nil
 }

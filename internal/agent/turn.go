@@ -257,6 +257,7 @@ type turn struct {
 	start  time.Time
 
 	stopHookActive bool
+	sessDirty      bool // t.sess changed since it was last stored
 
 	auditMu sync.Mutex
 	audits  []*protocol.AuditEntry // recorded decisions not stored yet
@@ -271,13 +272,19 @@ func (t *turn) emit(e protocol.Event) error {
 	return t.record(nil, e)
 }
 
+// setStatus stores the session's new status (with its usage and model)
+// and emits session.updated, in one batch.
 func (t *turn) setStatus(s protocol.SessionStatus, lastErr string) error {
+	t.statusEvent(s, lastErr)
+	return t.emit(protocol.Event{Type: protocol.EventSessionUpdated, Status: s, Error: lastErr})
+}
+
+// statusEvent changes the session's status in memory and marks the
+// session to be stored with the next batch.
+func (t *turn) statusEvent(s protocol.SessionStatus, lastErr string) {
 	t.sess.Status = s
 	t.sess.LastError = lastErr
-	if err := t.core.opts.Store.UpdateSession(t.bg, t.sess); err != nil {
-		return fmt.Errorf("update session: %w", err)
-	}
-	return t.emit(protocol.Event{Type: protocol.EventSessionUpdated, Status: s, Error: lastErr})
+	t.sessDirty = true
 }
 
 // record stores msgs and the stored ones of evs in one transaction, then
@@ -302,13 +309,17 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 		}
 	}
 	b := store.Batch{Messages: msgs, Events: stored}
-	if len(stored) > 0 || len(msgs) > 0 {
+	if t.sessDirty {
+		b.UpdateSession = t.sess
+	}
+	if len(stored) > 0 || len(msgs) > 0 || b.UpdateSession != nil {
 		// Decisions and file versions recorded since the last batch
 		// travel with this one.
 		b.Audit, b.Files = t.takeAudit(), t.core.takeUnsaved(t.sess.ID)
 		if err := t.core.opts.Store.AppendBatch(t.bg, t.sess.ID, b); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
+		t.sessDirty = false
 	}
 	if t.sink != nil {
 		for _, e := range evs {
@@ -324,16 +335,11 @@ func (t *turn) run(input string) error {
 	if t.sess.Title == "" {
 		t.sess.Title = titleOf(input)
 	}
-	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
-		return err
-	}
-	if err := t.emit(protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID}); err != nil {
-		return err
-	}
 	history, err := st.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
+	var msgs []*protocol.Message
 	if len(history) == 0 {
 		// A new session: freeze its system prompt, with what SessionStart
 		// hooks add.
@@ -341,21 +347,27 @@ func (t *turn) run(input string) error {
 		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
 			prompt += "\n\n" + res.AdditionalContext
 		}
-		sys := protocol.Message{Role: protocol.RoleSystem, Content: prompt}
-		if err := t.record([]*protocol.Message{&sys}); err != nil {
-			return err
-		}
-		history = append(history, sys)
+		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: prompt})
 	}
 	input, err = t.userPromptSubmit(input)
 	if err != nil {
 		return err
 	}
-	user := protocol.Message{Role: protocol.RoleUser, Content: input}
-	if err := t.record([]*protocol.Message{&user}, protocol.Event{Type: protocol.EventMessageCompleted, Message: &user}); err != nil {
+	user := &protocol.Message{Role: protocol.RoleUser, Content: input}
+	msgs = append(msgs, user)
+	// The status, the start of the turn and the user's message (with a
+	// new session's system prompt) are stored together, before the model
+	// is called.
+	t.statusEvent(protocol.StatusRunning, "")
+	if err := t.record(msgs,
+		protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
+		protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID},
+		protocol.Event{Type: protocol.EventMessageCompleted, Message: user}); err != nil {
 		return err
 	}
-	history = append(history, user)
+	for _, m := range msgs {
+		history = append(history, *m)
+	}
 	// Repair once; from here on every message is appended to the view as
 	// it is stored, and every call gets its result in call order, so the
 	// view stays equal to repairView of the stored transcript.
@@ -497,36 +509,32 @@ func (t *turn) finish(runErr error) error {
 	case errors.As(runErr, &paused):
 		// The session waits for the approval (set by pause); the turn
 		// continues when someone answers it.
-		if err = t.core.opts.Store.UpdateSession(t.bg, t.sess); err == nil {
-			err = t.emit(protocol.Event{Type: protocol.EventTurnPaused, RequestID: paused.RequestID, Step: t.step})
-		}
+		t.sessDirty = true
+		err = t.emit(protocol.Event{Type: protocol.EventTurnPaused, RequestID: paused.RequestID, Step: t.step})
 		if err != nil {
 			t.core.log.Error("record paused turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr
 	case runErr == nil:
-		if err = t.setStatus(protocol.StatusIdle, ""); err == nil {
-			u := t.usage
-			err = t.emit(protocol.Event{Type: protocol.EventTurnCompleted, Usage: &u,
+		u := t.usage
+		t.statusEvent(protocol.StatusIdle, "")
+		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle},
+			protocol.Event{Type: protocol.EventTurnCompleted, Usage: &u,
 				DurationMS: time.Since(t.start).Milliseconds(), Step: t.step})
-		}
-		return err
 	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
-		if err = t.setStatus(protocol.StatusCancelled, ""); err == nil {
-			err = t.emit(protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step})
-		}
-		if err != nil {
+		t.statusEvent(protocol.StatusCancelled, "")
+		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusCancelled},
+			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step}); err != nil {
 			t.core.log.Error("record cancelled turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr
 	default:
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
 		msg := runErr.Error()
-		if err = t.setStatus(protocol.StatusFailed, msg); err == nil {
-			err = t.emit(protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Step: t.step})
-		}
-		if err != nil {
+		t.statusEvent(protocol.StatusFailed, msg)
+		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Step: t.step}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

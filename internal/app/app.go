@@ -68,14 +68,26 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	if err != nil {
 		return nil, &agent.ConfigError{Err: err}
 	}
+	// Opening the database and compiling the tools' schemas are the two
+	// slow parts of start-up and need nothing from each other.
+	type registryResult struct {
+		reg *tools.Registry
+		err error
+	}
+	regc := make(chan registryResult, 1)
+	go func() {
+		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand())...)
+		regc <- registryResult{reg, err}
+	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
+	rr := <-regc
 	if err != nil {
 		return nil, err
 	}
-	reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand())...)
-	if err != nil {
+	reg := rr.reg
+	if rr.err != nil {
 		st.Close()
-		return nil, fmt.Errorf("tools: %w", err)
+		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
 	maxIter := opts.MaxIterations

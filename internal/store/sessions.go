@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
@@ -18,29 +19,34 @@ message_count, created_at, updated_at`
 // UpdatedAt become now and an empty Status becomes idle; the times in s are
 // set to what the store keeps (UTC, to the millisecond).
 func (s *SQLite) CreateSession(ctx context.Context, sess *protocol.Session) error {
+	return s.AppendBatch(ctx, sess.ID, Batch{NewSession: sess})
+}
+
+// createSessionTx inserts sess within tx and fills in what the store
+// decides (times, status); it returns the values to set once committed.
+func (s *SQLite) createSessionTx(ctx context.Context, tx *sql.Tx, sess *protocol.Session) (created, updated time.Time, status protocol.SessionStatus, err error) {
 	if sess.ID == "" {
-		return errors.New("create session: empty id")
+		return created, updated, status, errors.New("create session: empty id")
 	}
-	created := s.stamp(sess.CreatedAt)
-	updated := created
+	created = s.stamp(sess.CreatedAt)
+	updated = created
 	if !sess.UpdatedAt.IsZero() {
 		updated = s.stamp(sess.UpdatedAt)
 	}
-	status := sess.Status
+	status = sess.Status
 	if status == "" {
 		status = protocol.StatusIdle
 	}
 	u := sess.Usage
-	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
+	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
 		sess.ID, sess.Title, sess.Workspace, sess.Model, string(status), sess.ParentID, sess.LastError,
 		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
 		ms(created), ms(updated))
 	if err != nil {
-		return fmt.Errorf("create session %s: %w", sess.ID, err)
+		return created, updated, status, fmt.Errorf("create session %s: %w", sess.ID, err)
 	}
-	sess.CreatedAt, sess.UpdatedAt, sess.Status, sess.MessageCount = created, updated, status, 0
-	return nil
+	return created, updated, status, nil
 }
 
 // GetSession returns a session or an error wrapping ErrNotFound.
@@ -92,10 +98,15 @@ func (s *SQLite) ListSessions(ctx context.Context, opts ListOptions) ([]protocol
 // sets its UpdatedAt to now. It also refreshes s's CreatedAt and
 // MessageCount from the store. A missing session is ErrNotFound.
 func (s *SQLite) UpdateSession(ctx context.Context, sess *protocol.Session) error {
-	updated := s.stamp(s.now())
+	return s.AppendBatch(ctx, sess.ID, Batch{UpdateSession: sess})
+}
+
+// updateSessionTx stores sess's mutable fields within tx and returns what
+// to set on sess once committed.
+func (s *SQLite) updateSessionTx(ctx context.Context, tx *sql.Tx, sess *protocol.Session) (updated time.Time, count, created int64, err error) {
+	updated = s.stamp(s.now())
 	u := sess.Usage
-	var count, created int64
-	err := s.w.QueryRowContext(ctx, `UPDATE sessions SET title = ?, model = ?, status = ?,
+	err = tx.QueryRowContext(ctx, `UPDATE sessions SET title = ?, model = ?, status = ?,
 last_error = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?,
 reasoning_tokens = ?, updated_at = ?
 WHERE id = ? RETURNING message_count, created_at`,
@@ -103,13 +114,12 @@ WHERE id = ? RETURNING message_count, created_at`,
 		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
 		ms(updated), sess.ID).Scan(&count, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("update session: session %s: %w", sess.ID, ErrNotFound)
+		return updated, 0, 0, fmt.Errorf("update session: session %s: %w", sess.ID, ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("update session %s: %w", sess.ID, err)
+		return updated, 0, 0, fmt.Errorf("update session %s: %w", sess.ID, err)
 	}
-	sess.UpdatedAt, sess.MessageCount, sess.CreatedAt = updated, count, fromMS(created)
-	return nil
+	return updated, count, created, nil
 }
 
 type rowScanner interface{ Scan(dest ...any) error }

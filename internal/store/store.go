@@ -55,10 +55,14 @@ type ListOptions struct {
 
 // Batch is what AppendBatch stores in one transaction.
 type Batch struct {
-	Messages []*protocol.Message
-	Events   []*protocol.Event
-	Audit    []*protocol.AuditEntry
-	Files    []protocol.FileVersion
+	// NewSession, if set, is created first (as CreateSession would).
+	NewSession *protocol.Session
+	// UpdateSession, if set, is updated next (as UpdateSession would).
+	UpdateSession *protocol.Session
+	Messages      []*protocol.Message
+	Events        []*protocol.Event
+	Audit         []*protocol.AuditEntry
+	Files         []protocol.FileVersion
 }
 
 // Store is the persistence the core needs. All methods are safe for

@@ -34,6 +34,26 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) err
 		return fmt.Errorf("append: session %s: %w", sessionID, err)
 	}
 	defer rollback(tx)
+	var newCreated, newUpdated time.Time
+	var newStatus protocol.SessionStatus
+	if b.NewSession != nil {
+		if b.NewSession.ID != sessionID {
+			return fmt.Errorf("append: new session %s in a batch of session %s", b.NewSession.ID, sessionID)
+		}
+		if newCreated, newUpdated, newStatus, err = s.createSessionTx(ctx, tx, b.NewSession); err != nil {
+			return err
+		}
+	}
+	var updAt time.Time
+	var updCount, updCreated int64
+	if b.UpdateSession != nil {
+		if b.UpdateSession.ID != sessionID {
+			return fmt.Errorf("append: update of session %s in a batch of session %s", b.UpdateSession.ID, sessionID)
+		}
+		if updAt, updCount, updCreated, err = s.updateSessionTx(ctx, tx, b.UpdateSession); err != nil {
+			return err
+		}
+	}
 	oldSeqs := make([]int64, len(msgs))
 	committed := false
 	defer func() {
@@ -86,6 +106,13 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) err
 		return fmt.Errorf("append: session %s: %w", sessionID, err)
 	}
 	committed = true
+	if us := b.UpdateSession; us != nil {
+		// The messages of the batch were counted after the update.
+		us.UpdatedAt, us.CreatedAt, us.MessageCount = updAt, fromMS(updCreated), updCount+int64(len(msgs))
+	}
+	if ns := b.NewSession; ns != nil {
+		ns.CreatedAt, ns.UpdatedAt, ns.Status, ns.MessageCount = newCreated, newUpdated, newStatus, 0
+	}
 	for i, e := range events {
 		e.Sequence, e.Timestamp = done[i].seq, done[i].ts
 	}

@@ -195,7 +195,9 @@ func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm
 	}
 	d.reset(nil, nil)
 	c.decoders.Put(d)
-	drain(resp.Body)
+	// The response is complete; the agent need not wait for the end of the
+	// body (a server may still be logging before it closes it).
+	go drain(resp.Body)
 	return out, nil
 }
 
@@ -212,7 +214,8 @@ func jsonInsteadOfStream(resp *http.Response) error {
 
 // drain reads the rest of a finished stream (normally nothing more than
 // the end of the chunked body), so the connection can be reused. It gives
-// up after a bound, closing the connection instead.
+// up after a bound, closing the connection instead. It runs in its own
+// goroutine: the caller already has the whole response.
 func drain(body io.ReadCloser) {
 	t := time.AfterFunc(100*time.Millisecond, func() { body.Close() })
 	defer t.Stop()

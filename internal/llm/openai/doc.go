@@ -58,8 +58,9 @@
 //
 // # Connection reuse
 //
-// After [DONE] the client reads what remains of the body, for at most
-// 64 KiB and 100ms, so that the connection goes back to the pool instead of
-// being closed; against a remote provider this saves a TLS handshake on
-// every agent step.
+// After [DONE] the client returns the response at once and reads what
+// remains of the body in the background, for at most 64 KiB and 100ms, so
+// that the connection goes back to the pool instead of being closed;
+// against a remote provider this saves a TLS handshake on every agent step,
+// and a server that is slow to end the body does not delay the next step.
 package openai

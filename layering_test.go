@@ -49,6 +49,8 @@ func TestLayering(t *testing.T) {
 		{"internal/termsafe", none},
 		{"internal/permission", none},
 		{"internal/secret", none},
+		{"internal/memory", none},
+		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
 		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},
 		{"internal/agent", func(imp string) bool { return !oneOf(imp, "internal/app", "internal/cli", "internal/headless") }},

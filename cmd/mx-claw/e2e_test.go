@@ -1117,3 +1117,71 @@ func TestTodoWriteStoredWithSession(t *testing.T) {
 		t.Errorf("sessions show lacks the task list:\n%s", show.stdout)
 	}
 }
+
+func TestAgentsMdFrozenIntoSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
+	os.MkdirAll(filepath.Join(e.ws, ".git"), 0o755)
+	e.writeWS("AGENTS.md", "Always run gofmt. Never touch vendor/.\n")
+	e.writeHome("AGENTS.md", "The user prefers short answers.\n")
+	if r := e.run("", "run", "first"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	e.writeWS("AGENTS.md", "CHANGED instructions.\n")
+	if r := e.run("", "run", "--continue", "second"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "a new session"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	system := func(i int) string {
+		var parts []string
+		for _, m := range e.srv.ChatRequests()[i].Chat.Messages {
+			if m.Role == "system" {
+				parts = append(parts, m.Content)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	first, second, third := system(0), system(1), system(2)
+	if !strings.Contains(first, "Never touch vendor/") || !strings.Contains(first, "prefers short answers") {
+		t.Errorf("first request's context lacks AGENTS.md:\n%s", first)
+	}
+	if strings.Index(first, "prefers short answers") > strings.Index(first, "Never touch vendor/") {
+		t.Error("the home AGENTS.md must come before the project's (outermost first)")
+	}
+	if second != first {
+		t.Errorf("the session's frozen context changed after AGENTS.md was edited:\n%s", second)
+	}
+	if !strings.Contains(third, "CHANGED instructions") {
+		t.Errorf("a new session does not see the edited AGENTS.md:\n%s", third)
+	}
+}
+
+func TestUsageCarriesContextAndCost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Text: "priced", Usage: &llmtest.Usage{PromptTokens: 1000000, CompletionTokens: 100000, CachedTokens: 200000}})
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"gw","providers":{"gw":{"kind":"custom","baseURL":%q,"model":"gpt-4o","models":["gpt-4o"],"requiresApiKey":false}}}`, e.srv.URL())
+	e.writeHome("config.json", cfg)
+	r := e.run("", "run", "--json", "how much")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var usage, done *protocol.Event
+	for _, ev := range r.events(t) {
+		switch ev.Type {
+		case protocol.EventUsage:
+			usage = &ev
+		case protocol.EventTurnCompleted:
+			done = &ev
+		}
+	}
+	// gpt-4o: $2.50 per M input, $1.25 per M cached input, $10 per M output.
+	want := 0.8*2.50 + 0.2*1.25 + 0.1*10
+	if usage == nil || usage.CostUSD == nil || *usage.CostUSD < want-1e-9 || *usage.CostUSD > want+1e-9 {
+		t.Fatalf("usage event %+v, want cost %.4f", usage, want)
+	}
+	if usage.ContextPercent <= 0 || done == nil || done.CostUSD == nil || *done.CostUSD != *usage.CostUSD {
+		t.Errorf("context %% %v, turn.completed %+v", usage.ContextPercent, done)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
@@ -63,6 +64,12 @@ type Options struct {
 	Permissions PolicyFunc
 	// Hooks returns the hooks of a turn; nil runs none.
 	Hooks HooksFunc
+	// Context returns the context files (AGENTS.md) frozen into a new
+	// session at its first turn, with warnings for the user; nil adds none.
+	Context func(workspace string) (text string, warnings []string)
+	// Catalog describes a model: its context window and prices; nil
+	// leaves context use and cost unknown.
+	Catalog func(modelID string) catalog.Model
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
 	// Logger receives diagnostics; discarded if nil.

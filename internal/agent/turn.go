@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -259,6 +261,10 @@ type turn struct {
 	stopHookActive bool
 	sessDirty      bool // t.sess changed since it was last stored
 
+	cost           float64 // estimated cost of the turn so far
+	costKnown      bool
+	contextPercent float64 // context use of the last request
+
 	auditMu sync.Mutex
 	audits  []*protocol.AuditEntry // recorded decisions not stored yet
 
@@ -348,6 +354,17 @@ func (t *turn) run(input string) error {
 			prompt += "\n\n" + res.AdditionalContext
 		}
 		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: prompt})
+		// The project's instructions (AGENTS.md) are frozen with it: later
+		// edits affect new sessions only.
+		if t.core.opts.Context != nil {
+			text, warnings := t.core.opts.Context(t.ws.Root())
+			for _, w := range warnings {
+				t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+			}
+			if strings.TrimSpace(text) != "" {
+				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
+			}
+		}
 	}
 	input, err = t.userPromptSubmit(input)
 	if err != nil {
@@ -469,7 +486,20 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 	}
 	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}}
 	if msg.Usage != nil {
-		evs = append(evs, protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step})
+		ue := protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}
+		if t.core.opts.Catalog != nil {
+			m := t.core.opts.Catalog(t.model.ID)
+			if m.ContextWindow > 0 {
+				ue.ContextPercent = math.Round(float64(msg.Usage.InputTokens+msg.Usage.OutputTokens)*1000/float64(m.ContextWindow)) / 10
+			}
+			if usd, ok := catalog.Cost(m, *msg.Usage); ok {
+				ue.CostUSD = &usd
+				t.cost += usd
+				t.costKnown = true
+			}
+			t.contextPercent = ue.ContextPercent
+		}
+		evs = append(evs, ue)
 	}
 	if err := t.record([]*protocol.Message{&msg}, evs...); err != nil {
 		return nil, err
@@ -517,10 +547,14 @@ func (t *turn) finish(runErr error) error {
 		return runErr
 	case runErr == nil:
 		u := t.usage
+		done := protocol.Event{Type: protocol.EventTurnCompleted, Usage: &u, ContextPercent: t.contextPercent,
+			DurationMS: time.Since(t.start).Milliseconds(), Step: t.step}
+		if t.costKnown {
+			c := t.cost
+			done.CostUSD = &c
+		}
 		t.statusEvent(protocol.StatusIdle, "")
-		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle},
-			protocol.Event{Type: protocol.EventTurnCompleted, Usage: &u,
-				DurationMS: time.Since(t.start).Milliseconds(), Step: t.step})
+		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
 	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
 		t.statusEvent(protocol.StatusCancelled, "")

@@ -15,9 +15,11 @@ import (
 	"sync"
 
 	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
@@ -38,7 +40,8 @@ type App struct {
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
 
-	opts Options
+	opts        Options
+	agentsCache memory.Cache
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
@@ -101,6 +104,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		MaxIterations: maxIter,
 		Permissions:   a.policy,
 		Hooks:         a.hookRunner,
+		Context:       a.contextFiles,
+		Catalog:       func(id string) catalog.Model { return catalog.Lookup(id, nil) },
 		Home:          UserHome(),
 		Logger:        opts.Logger,
 	})
@@ -141,4 +146,14 @@ func (a *App) ResolveModel(id string) (agent.Model, error) {
 		a.clients[ck] = c
 	}
 	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil
+}
+
+// contextFiles returns the AGENTS.md files that apply to a workspace (from
+// the repository root down, and the home's), merged, for a new session.
+func (a *App) contextFiles(workspace string) (string, []string) {
+	c, err := memory.Load(workspace, a.Home, memory.Options{Cache: &a.agentsCache})
+	if err != nil {
+		return "", []string{"AGENTS.md: " + err.Error()}
+	}
+	return c.Text, c.Warnings
 }

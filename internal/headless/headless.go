@@ -79,6 +79,8 @@ func (p *Printer) Handle(e protocol.Event) {
 		if e.OK != nil && !*e.OK {
 			p.progress("  ✗ %s: %s", termsafe.Sanitize(e.Summary), termsafe.Sanitize(firstLine(e.Preview)))
 		}
+	case protocol.EventWarning:
+		p.progress("⚠ %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventHookWarning:
 		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventPermissionRequested:

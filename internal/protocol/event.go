@@ -34,6 +34,9 @@ const (
 	// EventTodoUpdated carries the model's task list (Todos) after a
 	// todo_write call.
 	EventTodoUpdated EventType = "todo.updated"
+	// EventWarning tells the user (Text) something they should know that
+	// changes nothing: a context file cut to fit, a budget nearly spent.
+	EventWarning EventType = "warning"
 	// EventHookWarning tells the user (Text) that a hook failed, timed out
 	// or said something that changes nothing.
 	EventHookWarning EventType = "hook.warning"
@@ -89,6 +92,12 @@ type Event struct {
 	Session *Session `json:"session,omitempty"`
 	// RequestID identifies an approval (permission.*).
 	RequestID string `json:"requestId,omitempty"`
+	// ContextPercent is the share of the model's context window the last
+	// request used (usage, turn.completed).
+	ContextPercent float64 `json:"contextPercent,omitempty"`
+	// CostUSD is the estimated cost of the request (usage) or the turn
+	// (turn.completed); absent when the model's price is unknown.
+	CostUSD *float64 `json:"costUsd,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
 }

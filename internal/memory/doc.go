@@ -1,0 +1,34 @@
+// Package memory gathers the standing instructions a session starts with.
+// For now that is AGENTS.md: [Load] discovers the files that apply to a
+// workspace, merges them outermost first under header lines, caps their
+// total size and says what it cut; a [Cache] keeps repeated discovery from
+// re-reading files that did not change. Long-term memory files
+// (memory/USER.md, memory/MEMORY.md, DESIGN §9) belong here too when they
+// come.
+//
+// The package reads files and nothing else: it does not freeze the result
+// into a session (DESIGN §2, invariant 4). The agent calls Load on a
+// session's first turn and stores the text; later edits affect new sessions
+// only. The CLI may call it to show what a workspace would load. memory
+// imports no other mx-claw package.
+//
+// Decisions, for the record:
+//
+//   - Only files named AGENTS.md count: no CLAUDE.md fallback and no
+//     AGENTS.override.md. One name keeps the rule easy to state.
+//   - The repository root is the nearest ancestor of the workspace (or the
+//     workspace itself) holding an entry named .git, a directory or a file
+//     (worktrees and submodules use a file). Outside a repository only the
+//     workspace directory is searched, never its parents.
+//   - Paths are canonical (symbolic links resolved), so a symlinked
+//     workspace finds its real repository and a file reached twice (say,
+//     the home file linked into a repository) is included once, at its
+//     innermost place.
+//   - Over the size cap the files nearest the workspace win: they are kept
+//     whole, the first one that does not fit is cut (its beginning kept,
+//     with a marker) and the ones further out are dropped. Every cut is
+//     reported in Context.Warnings, never silently.
+//   - Unreadable files, directories named AGENTS.md and broken links are
+//     warnings, not errors: a session should start without them rather
+//     than not at all. Only a missing or unusable workspace is an error.
+package memory

@@ -1185,3 +1185,35 @@ func TestUsageCarriesContextAndCost(t *testing.T) {
 		t.Errorf("context %% %v, turn.completed %+v", usage.ContextPercent, done)
 	}
 }
+
+func TestApproveWithEditedRule(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Call("run_command", `{"command":"touch a.txt"}`), llmtest.Text("a"),
+		llmtest.Call("run_command", `{"command":"touch b.txt"}`), llmtest.Text("b"),
+	)
+	r := e.run("", "run", "--json", "--on-ask", "pause", "touch a")
+	if r.code != 4 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := sessionOf(t, r.events(t))
+	rq := e.pendingRequest(id)
+	if bad := e.run("", "approve", id, rq, "--rule", "run_command(touch:*)"); bad.code != 2 {
+		t.Errorf("--rule without a scope: exit %d", bad.code)
+	}
+	if bad := e.run("", "approve", id, rq, "--always", "--rule", "run_command(touch"); bad.code != 2 {
+		t.Errorf("malformed --rule: exit %d", bad.code)
+	}
+	if a := e.run("", "approve", id, rq, "--always", "--rule", "run_command(touch:*)"); a.code != 0 {
+		t.Fatalf("approve: exit %d: %s", a.code, a.stderr)
+	}
+	// The edited (wider) rule covers another file in a new session.
+	if n := e.run("", "run", "--on-ask", "pause", "touch b"); n.code != 0 {
+		t.Fatalf("new session: exit %d: %s", n.code, n.stderr)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(e.ws, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -225,6 +225,9 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 		return outcome{content: deniedResult(d), isError: true}, nil
 	}
 	t.audit(c, "allow", "user ("+scopeName(ans.Scope)+")")
+	if ans.Rule != "" {
+		d.Suggest = ans.Rule
+	}
 	if err := t.grant(c, d, ans.Scope); err != nil {
 		return outcome{}, err
 	}
@@ -237,10 +240,8 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 // sink. Of several answers to one approval the first wins; the others get
 // ErrNoPendingApproval.
 func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
-	switch req.Scope {
-	case "", "once", "session", "always":
-	default:
-		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
+	if err := checkAnswer(req); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	w, waiting := c.waiters[req.RequestID]
@@ -273,6 +274,10 @@ type ResolveRequest struct {
 	Scope string
 	// Feedback is given to the model with a rejection.
 	Feedback string
+	// Rule, if set, is the rule to save for a "session" or "always"
+	// approval instead of the suggested narrowest one (the user edited
+	// it). It must be a valid rule that allows the call.
+	Rule string
 	// MaxIterations overrides the turn's iteration budget.
 	MaxIterations int
 	// OnAsk says what to do when a later call of the resumed turn needs
@@ -305,10 +310,8 @@ func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protoc
 		}
 		return fmt.Errorf("%w: %s in session %s", ErrNoPendingApproval, req.RequestID, req.SessionID)
 	}
-	switch req.Scope {
-	case "", "once", "session", "always":
-	default:
-		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
+	if err := checkAnswer(req); err != nil {
+		return err
 	}
 	setup := turnSetup{sessionID: req.SessionID, maxIter: req.MaxIterations, onAsk: req.OnAsk, turnID: a.TurnID}
 	if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.resume(a, req) }); err != nil {
@@ -370,6 +373,24 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	}
 	t.view = repairView(history)
 	return t.loop()
+}
+
+// checkAnswer refuses an answer with an unknown scope or a malformed rule.
+func checkAnswer(req ResolveRequest) error {
+	switch req.Scope {
+	case "", "once", "session", "always":
+	default:
+		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
+	}
+	if req.Rule != "" {
+		if req.Scope != "session" && req.Scope != "always" {
+			return &ConfigError{Err: errors.New("a rule is saved only with a session or always approval")}
+		}
+		if _, err := permission.ParseRule(req.Rule); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
+	return nil
 }
 
 func scopeName(s string) string {

@@ -14,6 +14,7 @@ import (
 
 type approveFlags struct {
 	always, session bool
+	rule            string
 	message         string
 	json            bool
 	maxIterations   int
@@ -47,6 +48,7 @@ step. Exit codes as for ` + "`mx-claw run`" + `.`,
 	if approve {
 		fl.BoolVar(&f.always, "always", false, "also allow such calls from now on in this project (saves the narrowest rule)")
 		fl.BoolVar(&f.session, "session-scope", false, "also allow such calls for the rest of this session")
+		fl.StringVar(&f.rule, "rule", "", "with --always or --session-scope: the rule to save instead of the suggested one, e.g. 'run_command(go test:*)'")
 	} else {
 		fl.StringVar(&f.message, "message", "", "feedback for the model: why, and what to do instead")
 	}
@@ -59,6 +61,9 @@ step. Exit codes as for ` + "`mx-claw run`" + `.`,
 func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool, sessionID, requestID string) error {
 	if f.always && f.session {
 		return usagef("--always and --session-scope cannot be used together")
+	}
+	if f.rule != "" && !f.always && !f.session {
+		return usagef("--rule needs --always or --session-scope")
 	}
 	mode, onAsk, err := f.perm.options()
 	if err != nil {
@@ -87,7 +92,7 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	err = a.Core.Resolve(ctx, agent.ResolveRequest{
 		SessionID: sessionID, RequestID: requestID, Approve: approve, Scope: scope,
-		Feedback: f.message, MaxIterations: f.maxIterations, OnAsk: onAsk,
+		Feedback: f.message, Rule: f.rule, MaxIterations: f.maxIterations, OnAsk: onAsk,
 	}, printer.Handle)
 	if err != nil && !approve && f.message == "" {
 		fmt.Fprintln(stdio.Err, "Tip: --message tells the model why and what to do instead.")

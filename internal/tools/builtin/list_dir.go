@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mx-claw/mx-claw/internal/ignore"
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
@@ -113,12 +114,11 @@ func (t *listDir) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 		return tools.Result{}, fmt.Errorf("%s is a file, not a directory; use read_file to read it", rel)
 	}
 
-	// The root .gitignore applies only to paths inside the root.
-	var ign *gitignore
+	// .gitignore files (the root's, nested ones, .git/info/exclude) apply
+	// only to paths inside the root.
+	var ign *ignore.Matcher
 	if !filepath.IsAbs(rel) {
-		if data, err := ws.ReadFile(filepath.Join(ws.Root(), ".gitignore")); err == nil {
-			ign = parseGitignore(string(data))
-		}
+		ign = ignore.New(ws.Root())
 	}
 
 	w := walker{ws: ws, ign: ign, maxDepth: depth, maxEntries: t.maxEntries}
@@ -133,7 +133,7 @@ func (t *listDir) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 // upper levels are complete.
 type walker struct {
 	ws         *tools.Workspace
-	ign        *gitignore
+	ign        *ignore.Matcher
 	maxDepth   int
 	maxEntries int
 
@@ -171,7 +171,7 @@ func (w *walker) walk(ctx context.Context, top *dirNode) error {
 				depth: n.depth + 1,
 				isDir: e.IsDir(),
 			}
-			if w.ign.ignored(child.path, child.isDir) {
+			if w.ign != nil && w.ign.Match(child.path, child.isDir) {
 				w.ignored++
 				continue
 			}

@@ -1,10 +1,14 @@
 package builtin
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
 func TestListDir(t *testing.T) {
@@ -133,43 +137,45 @@ func TestListDir(t *testing.T) {
 	}
 }
 
-func TestGitignore(t *testing.T) {
+func TestListDirNestedGitignore(t *testing.T) {
 	t.Parallel()
-	g := parseGitignore("# comment\n\nnode_modules/\n*.o\n/vendor\nbuild/out/\n!important.o\n" +
-		"docs/**/tmp\n**/cache\nlogs/**\n\\#hash\n*.tmp   \r\n")
-	tests := []struct {
-		path  string
-		isDir bool
-		want  bool
-	}{
-		{"node_modules", true, true},
-		{"node_modules", false, false},
-		{"a/b/node_modules", true, true},
-		{"x.o", false, true},
-		{"deep/dir/x.o", false, true},
-		{"important.o", false, false},
-		{"vendor", true, true},
-		{"src/vendor", true, false},
-		{"build/out", true, true},
-		{"x/build/out", true, false},
-		{"docs/tmp", true, true},
-		{"docs/a/b/tmp", false, true},
-		{"other/tmp", false, false},
-		{"cache", true, true},
-		{"a/cache", false, true},
-		{"logs", true, false},
-		{"logs/today.txt", false, true},
-		{"#hash", false, true},
-		{"file.tmp", false, true},
-		{"main.go", false, false},
-	}
-	for _, tt := range tests {
-		if got := g.ignored(tt.path, tt.isDir); got != tt.want {
-			t.Errorf("ignored(%q, dir=%v) = %v, want %v", tt.path, tt.isDir, got, tt.want)
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		".gitignore":           "*.log\n",
+		"app/.gitignore":       "generated/\n",
+		"app/main.go":          "package main\n",
+		"app/generated/x.go":   "package gen\n",
+		"app/debug.log":        "noise\n",
+		"keep.txt":             "k\n",
+		".git/info/exclude":    "secret.txt\n",
+		"secret.txt":           "s\n",
+		"app/nested/deeper.go": "package nested\n",
+	} {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	var none *gitignore
-	if none.ignored("anything", false) {
-		t.Error("a nil gitignore ignores")
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := newListDir().Run(context.Background(), &tools.Env{Workspace: ws}, json.RawMessage(`{"depth":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hidden := range []string{"generated", "debug.log", "secret.txt"} {
+		if strings.Contains(res.Content, hidden) && !strings.Contains(res.Content, "matched by .gitignore") {
+			t.Errorf("%s listed:\n%s", hidden, res.Content)
+		}
+		if strings.Contains(res.Content, hidden+" ") || strings.Contains(res.Content, hidden+"/") {
+			t.Errorf("%s listed:\n%s", hidden, res.Content)
+		}
+	}
+	for _, shown := range []string{"main.go", "keep.txt", "deeper.go"} {
+		if !strings.Contains(res.Content, shown) {
+			t.Errorf("%s missing:\n%s", shown, res.Content)
+		}
 	}
 }

@@ -50,6 +50,7 @@ func TestLayering(t *testing.T) {
 		{"internal/permission", none},
 		{"internal/secret", none},
 		{"internal/memory", none},
+		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
 		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},

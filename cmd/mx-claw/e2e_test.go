@@ -1217,3 +1217,151 @@ func TestApproveWithEditedRule(t *testing.T) {
 		}
 	}
 }
+
+// checkPairs fails if a request's messages split an assistant's tool calls
+// from their results.
+func checkPairs(t *testing.T, i int, msgs []llmtest.ChatMessage) {
+	t.Helper()
+	for j := 0; j < len(msgs); j++ {
+		if len(msgs[j].ToolCalls) == 0 {
+			if msgs[j].Role == "tool" {
+				t.Errorf("request %d: tool result %s at %d follows no tool call", i, msgs[j].ToolCallID, j)
+			}
+			continue
+		}
+		for k, c := range msgs[j].ToolCalls {
+			n := j + 1 + k
+			if n >= len(msgs) || msgs[n].Role != "tool" || msgs[n].ToolCallID != c.ID {
+				t.Errorf("request %d: call %s at %d is not followed by its result", i, c.ID, j)
+			}
+		}
+		j += len(msgs[j].ToolCalls)
+	}
+}
+
+func TestCompactionKeepsLedgerAndPairs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const window, steps = 16000, 60
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","maxIterations":100,
+		"modelSettings":{"fake/fake-model":{"contextWindow":%d,"maxOutputTokens":1000}},
+		"providers":{"fake":{"kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"requiresApiKey":false}}}`, window, e.srv.URL())
+	e.writeHome("config.json", cfg)
+	var lines []string
+	for i := 0; i < 400; i++ {
+		lines = append(lines, fmt.Sprintf("line %03d of a long file that the model reads piece by piece", i))
+	}
+	e.writeWS("big.txt", strings.Join(lines, "\n")+"\n")
+	main := 0
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return llmtest.Text(fmt.Sprintf("SUMMARY: the user wants big.txt read; %d messages summarised.", len(req.Chat.Messages)))
+		}
+		main++
+		if main > steps {
+			return llmtest.Text("done reading")
+		}
+		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"big.txt","offset":%d,"limit":25}`, (main*5)%370+1))
+	})
+	r := e.run("", "run", "--json", "Read big.txt piece by piece. Never touch vendor/.")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	compactions := 0
+	for _, ev := range r.events(t) {
+		if ev.Type == protocol.EventCompaction {
+			compactions++
+		}
+	}
+	reqs := e.srv.ChatRequests()
+	summaries := 0
+	var lastMain llmtest.Request
+	for i, req := range reqs {
+		if len(req.Chat.Tools) == 0 {
+			summaries++
+			continue
+		}
+		lastMain = req
+		if req.Size > window*4 {
+			t.Errorf("request %d is %d bytes, more than a %d-token window holds", i, req.Size, window)
+		}
+		checkPairs(t, i, req.Chat.Messages)
+		var all strings.Builder
+		for _, m := range req.Chat.Messages {
+			all.WriteString(m.Content)
+		}
+		if !strings.Contains(all.String(), "Never touch vendor/.") {
+			t.Errorf("request %d lost the user's constraint", i)
+		}
+	}
+	if compactions < 2 || summaries < 2 {
+		t.Fatalf("%d compaction events, %d summary requests; want at least 2 of each", compactions, summaries)
+	}
+	if !strings.Contains(lastMain.Chat.Messages[1].Content, "SUMMARY:") && !strings.Contains(lastMain.Chat.Messages[2].Content, "SUMMARY:") {
+		t.Errorf("the last request carries no summary: %+v", lastMain.Chat.Messages[:3])
+	}
+	// A new process continuing the session projects the same view.
+	before := len(reqs)
+	r2 := e.run("", "run", "--json", "--continue", "anything else?")
+	if r2.code != 0 {
+		t.Fatalf("continue: exit %d: %s", r2.code, r2.stderr)
+	}
+	compactedAgain := false
+	for _, ev := range r2.events(t) {
+		compactedAgain = compactedAgain || ev.Type == protocol.EventCompaction
+	}
+	next := e.srv.ChatRequests()[before]
+	if !compactedAgain {
+		prev := lastMain.Chat.Messages
+		for i := range prev {
+			if next.Chat.Messages[i].Content != prev[i].Content || next.Chat.Messages[i].Role != prev[i].Role {
+				t.Fatalf("after a restart message %d differs:\n%q\nwant\n%q", i, next.Chat.Messages[i].Content, prev[i].Content)
+			}
+		}
+	}
+}
+
+func TestManualCompact(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return llmtest.Text("SUMMARY focusing on the API")
+		}
+		return llmtest.Text("answer")
+	})
+	r := e.run("", "run", "--json", "first question")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := sessionOf(t, r.events(t))
+	c := e.run("", "sessions", "compact", id, "--instructions", "focus on the API")
+	if c.code != 0 || !strings.Contains(c.stdout, "SUMMARY focusing on the API") {
+		t.Fatalf("compact: exit %d %q %q", c.code, c.stdout, c.stderr)
+	}
+	reqs := e.srv.ChatRequests()
+	var summaryReq string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		summaryReq += m.Content
+	}
+	if !strings.Contains(summaryReq, "focus on the API") {
+		t.Errorf("the summary request lacks the instructions")
+	}
+	r2 := e.run("", "run", "--continue", "second question")
+	if r2.code != 0 {
+		t.Fatalf("exit %d: %s", r2.code, r2.stderr)
+	}
+	reqs = e.srv.ChatRequests()
+	var view string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		view += m.Role + ":" + m.Content + "\n"
+	}
+	if !strings.Contains(view, "SUMMARY focusing on the API") || !strings.Contains(view, "first question") {
+		t.Errorf("the next view lacks the summary or the ledger's copy of the user's words:\n%s", view)
+	}
+	// The stored transcript keeps everything.
+	d := e.show(id)
+	if len(d.Messages) < 5 {
+		t.Errorf("%d stored messages after compaction", len(d.Messages))
+	}
+}

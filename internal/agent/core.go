@@ -70,6 +70,9 @@ type Options struct {
 	// Catalog describes a model: its context window and prices; nil
 	// leaves context use and cost unknown.
 	Catalog func(modelID string) catalog.Model
+	// CompactThreshold is the share of the context window above which the
+	// view is compacted before a request; 0 means 0.8.
+	CompactThreshold float64
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
 	// Logger receives diagnostics; discarded if nil.

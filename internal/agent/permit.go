@@ -371,6 +371,9 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
+	if err := t.loadContext(history); err != nil {
+		return err
+	}
 	t.view = repairView(history)
 	return t.loop()
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/compact"
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -268,6 +269,14 @@ type turn struct {
 	auditMu sync.Mutex
 	audits  []*protocol.AuditEntry // recorded decisions not stored yet
 
+	// Context management (context.go): the transcript as stored, its
+	// per-message token estimates, its compactions.
+	history       []protocol.Message
+	counts        []int
+	records       []compact.Record
+	pinned        int
+	specsEstimate int
+
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
 	usage protocol.Usage
@@ -276,6 +285,23 @@ type turn struct {
 
 func (t *turn) emit(e protocol.Event) error {
 	return t.record(nil, e)
+}
+
+// recordCompaction stores a compaction record with its event.
+func (t *turn) recordCompaction(c *protocol.Compaction, e protocol.Event) error {
+	t.sinkMu.Lock()
+	defer t.sinkMu.Unlock()
+	e.SessionID, e.TurnID = t.sess.ID, t.id
+	if e.Timestamp.IsZero() {
+		e.Timestamp = t.core.opts.Now().UTC()
+	}
+	if err := t.core.opts.Store.AppendBatch(t.bg, t.sess.ID, store.Batch{Compaction: c, Events: []*protocol.Event{&e}}); err != nil {
+		return fmt.Errorf("store compaction: %w", err)
+	}
+	if t.sink != nil {
+		t.sink(e)
+	}
+	return nil
 }
 
 // setStatus stores the session's new status (with its usage and model)
@@ -326,6 +352,7 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 			return fmt.Errorf("store: %w", err)
 		}
 		t.sessDirty = false
+		t.remember(msgs)
 	}
 	if t.sink != nil {
 		for _, e := range evs {
@@ -344,6 +371,9 @@ func (t *turn) run(input string) error {
 	history, err := st.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
+	}
+	if err := t.loadContext(history); err != nil {
+		return err
 	}
 	var msgs []*protocol.Message
 	if len(history) == 0 {
@@ -382,13 +412,12 @@ func (t *turn) run(input string) error {
 		protocol.Event{Type: protocol.EventMessageCompleted, Message: user}); err != nil {
 		return err
 	}
-	for _, m := range msgs {
-		history = append(history, *m)
-	}
 	// Repair once; from here on every message is appended to the view as
 	// it is stored, and every call gets its result in call order, so the
-	// view stays equal to repairView of the stored transcript.
-	t.view = repairView(history)
+	// view stays equal to repairView of the stored transcript. With
+	// context management on, the view is projected before every request
+	// instead (prepareView).
+	t.view = repairView(t.history)
 	return t.loop()
 }
 
@@ -399,6 +428,9 @@ func (t *turn) loop() error {
 	specs := t.toolSpecs()
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
+			return err
+		}
+		if err := t.prepareView(specs); err != nil {
 			return err
 		}
 		resp, err := t.core.complete(t, specs)

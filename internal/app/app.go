@@ -98,16 +98,17 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		maxIter = cfg.MaxIterations
 	}
 	a.Core, err = agent.New(agent.Options{
-		Store:         st,
-		Models:        a.ResolveModel,
-		Tools:         reg,
-		MaxIterations: maxIter,
-		Permissions:   a.policy,
-		Hooks:         a.hookRunner,
-		Context:       a.contextFiles,
-		Catalog:       func(id string) catalog.Model { return catalog.Lookup(id, nil) },
-		Home:          UserHome(),
-		Logger:        opts.Logger,
+		Store:            st,
+		Models:           a.ResolveModel,
+		Tools:            reg,
+		MaxIterations:    maxIter,
+		Permissions:      a.policy,
+		Hooks:            a.hookRunner,
+		Context:          a.contextFiles,
+		Catalog:          a.model,
+		CompactThreshold: cfg.CompactThreshold,
+		Home:             UserHome(),
+		Logger:           opts.Logger,
 	})
 	if err != nil {
 		st.Close()
@@ -156,4 +157,18 @@ func (a *App) contextFiles(workspace string) (string, []string) {
 		return "", []string{"AGENTS.md: " + err.Error()}
 	}
 	return c.Text, c.Warnings
+}
+
+// model describes a model: the built-in catalog with the config's
+// modelSettings over it.
+func (a *App) model(id string) catalog.Model {
+	var over map[string]catalog.Override
+	if len(a.Config.ModelSettings) > 0 {
+		over = make(map[string]catalog.Override, len(a.Config.ModelSettings))
+		for k, m := range a.Config.ModelSettings {
+			over[k] = catalog.Override{ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutputTokens,
+				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice}
+		}
+	}
+	return catalog.Lookup(id, over)
 }

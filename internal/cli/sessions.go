@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -74,7 +75,21 @@ func newSessionsCmd(stdio IO) *cobra.Command {
 		},
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print JSON")
-	cmd.AddCommand(list, show)
+
+	var instructions string
+	compactCmd := &cobra.Command{
+		Use:   "compact ID",
+		Short: "Summarise a session's older messages for the model now",
+		Long: `Summarises the older part of a session so the model sees a summary (and the
+pinned ledger of the user's instructions, files and commands) instead of them.
+The stored transcript keeps every message.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return compactSession(cmd.Context(), stdio, args[0], instructions)
+		},
+	}
+	compactCmd.Flags().StringVar(&instructions, "instructions", "", "what the summary should focus on")
+	cmd.AddCommand(list, show, compactCmd)
 	return cmd
 }
 
@@ -208,4 +223,37 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func compactSession(ctx context.Context, stdio IO, id, instructions string) error {
+	home, err := config.Home()
+	if err != nil {
+		return usageErr(err)
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return usageErr(err)
+	}
+	a, err := app.Open(ctx, home, cfg, app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	var done *protocol.Compaction
+	err = a.Core.Compact(ctx, id, instructions, func(e protocol.Event) {
+		if e.Type == protocol.EventCompaction {
+			done = e.Compaction
+		}
+	})
+	switch {
+	case errors.Is(err, agent.ErrNothingToCompact):
+		_, err = fmt.Fprintln(stdio.Out, "Nothing to compact yet.")
+		return err
+	case err != nil:
+		return err
+	}
+	if done != nil {
+		fmt.Fprintf(stdio.Out, "Compacted messages up to %d.\n\n%s\n", done.UpToSeq, termsafe.Sanitize(done.Summary))
+	}
+	return nil
 }

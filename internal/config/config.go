@@ -50,11 +50,28 @@ type Config struct {
 	Providers      map[string]*Provider `json:"providers"`
 	// MaxIterations caps the model steps of a turn; 0 means the default.
 	MaxIterations int `json:"maxIterations,omitempty"`
+	// CompactThreshold is the share of a model's context window above which
+	// the conversation is compacted before a request; 0 means 0.8.
+	CompactThreshold float64 `json:"compactThreshold,omitempty"`
+	// ModelSettings override what mx-claw knows of a model (its context
+	// window, output limit and prices), by "provider/model" or model name.
+	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
 	path   string
 	exists bool
+}
+
+// ModelSettings are what the user says of a model, over the built-in
+// catalog: its context window, output limit and USD prices per million
+// tokens.
+type ModelSettings struct {
+	ContextWindow    *int     `json:"contextWindow,omitempty"`
+	MaxOutputTokens  *int     `json:"maxOutputTokens,omitempty"`
+	InputPrice       *float64 `json:"inputPrice,omitempty"`
+	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
+	OutputPrice      *float64 `json:"outputPrice,omitempty"`
 }
 
 // Builtins returns the providers mx-claw knows without any configuration.
@@ -115,6 +132,16 @@ func Load(home string) (*Config, error) {
 	}
 	c.ActiveProvider = f.ActiveProvider
 	c.MaxIterations = f.MaxIterations
+	c.CompactThreshold = f.CompactThreshold
+	c.ModelSettings = f.ModelSettings
+	if c.CompactThreshold < 0 || c.CompactThreshold >= 1 {
+		return nil, fmt.Errorf("config %s: compactThreshold %v must be between 0 and 1", path, c.CompactThreshold)
+	}
+	for id, m := range f.ModelSettings {
+		if m.ContextWindow != nil && *m.ContextWindow < 1000 {
+			return nil, fmt.Errorf("config %s: modelSettings[%q].contextWindow %d is too small (at least 1000)", path, id, *m.ContextWindow)
+		}
+	}
 	for name, p := range f.Providers {
 		if p == nil {
 			return nil, fmt.Errorf("config %s: provider %q is null", path, name)
@@ -144,6 +171,7 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p

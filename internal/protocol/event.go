@@ -98,6 +98,8 @@ type Event struct {
 	// CostUSD is the estimated cost of the request (usage) or the turn
 	// (turn.completed); absent when the model's price is unknown.
 	CostUSD *float64 `json:"costUsd,omitempty"`
+	// Compaction is the record of a compaction event.
+	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
 }

@@ -105,3 +105,16 @@ type Todo struct {
 	// Status is "pending", "in_progress" or "completed".
 	Status string `json:"status"`
 }
+
+// Compaction records that the model's view of a session replaces its
+// messages up to UpToSeq by a summary and a ledger; the stored messages
+// stay. The latest one shapes every later request.
+type Compaction struct {
+	ID           string    `json:"id"`
+	UpToSeq      int64     `json:"upToSeq"`
+	Summary      string    `json:"summary"`
+	Ledger       string    `json:"ledger"`
+	Trigger      string    `json:"trigger"`
+	Instructions string    `json:"instructions,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+}

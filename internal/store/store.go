@@ -63,6 +63,8 @@ type Batch struct {
 	Events        []*protocol.Event
 	Audit         []*protocol.AuditEntry
 	Files         []protocol.FileVersion
+	// Compaction, if set, is a compaction record of the session.
+	Compaction *protocol.Compaction
 }
 
 // Store is the persistence the core needs. All methods are safe for
@@ -152,6 +154,9 @@ type Store interface {
 	RecordFile(ctx context.Context, sessionID string, v protocol.FileVersion) error
 	// Files returns the file versions the session knows.
 	Files(ctx context.Context, sessionID string) ([]protocol.FileVersion, error)
+
+	// Compactions returns the session's compaction records, oldest first.
+	Compactions(ctx context.Context, sessionID string) ([]protocol.Compaction, error)
 
 	// Close closes the store.
 	Close() error

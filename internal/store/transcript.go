@@ -97,6 +97,16 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) err
 			return fmt.Errorf("append: audit: %w", err)
 		}
 	}
+	if c := b.Compaction; c != nil {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("append: compaction: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO compactions (session_id, id, up_to_seq, record, created_at)
+VALUES (?, ?, ?, ?, ?)`, sessionID, c.ID, c.UpToSeq, string(raw), ms(now)); err != nil {
+			return sessionError("append: compaction", sessionID, err)
+		}
+	}
 	for _, v := range b.Files {
 		if _, err := tx.ExecContext(ctx, qRecordFile, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
 			return sessionError("append: file version "+v.Path, sessionID, err)

@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/compact"
+	"github.com/mx-claw/mx-claw/internal/hooks"
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// ErrNothingToCompact is returned by Compact when the session's view has
+// nothing older than what must be kept verbatim.
+var ErrNothingToCompact = errors.New("nothing to compact")
+
+// outputReserve is the room a request leaves for the answer.
+func outputReserve(m catalog.Model) int {
+	r := m.MaxOutput
+	if r <= 0 || r > m.ContextWindow/4 {
+		r = m.ContextWindow / 4
+	}
+	return r
+}
+
+// contextOn reports whether the turn manages its context (a catalog is
+// configured): then the view is projected from the transcript and its
+// compactions before every request.
+func (t *turn) contextOn() bool { return t.core.opts.Catalog != nil }
+
+// loadContext prepares the turn's context management: the per-message
+// token estimates of the transcript and its compaction records.
+func (t *turn) loadContext(history []protocol.Message) error {
+	t.history = history
+	if !t.contextOn() {
+		return nil
+	}
+	t.counts = make([]int, len(history))
+	for i := range history {
+		t.counts[i] = catalog.EstimateMessage(&history[i])
+	}
+	stored, err := t.core.opts.Store.Compactions(t.bg, t.sess.ID)
+	if err != nil {
+		return err
+	}
+	for _, c := range stored {
+		t.records = append(t.records, compact.Record{ID: c.ID, UpToSeq: c.UpToSeq, Summary: c.Summary,
+			Ledger: c.Ledger, CreatedAt: c.CreatedAt, Trigger: c.Trigger, Instructions: c.Instructions})
+	}
+	t.pinnedTokens()
+	return nil
+}
+
+// pinnedTokens estimates the summary message of the latest record once.
+func (t *turn) pinnedTokens() {
+	t.pinned = 0
+	if n := len(t.records); n > 0 {
+		m := compact.SummaryMessage(&t.records[n-1], t.records[n-1].Ledger)
+		t.pinned = catalog.EstimateMessage(&m)
+	}
+}
+
+// remember adds stored messages to the turn's transcript and estimates.
+func (t *turn) remember(msgs []*protocol.Message) {
+	for _, m := range msgs {
+		t.history = append(t.history, *m)
+		if t.contextOn() {
+			t.counts = append(t.counts, catalog.EstimateMessage(m))
+		}
+	}
+}
+
+func (t *turn) latest() *compact.Record {
+	if n := len(t.records); n > 0 {
+		return &t.records[n-1]
+	}
+	return nil
+}
+
+// estimator weighs messages: stored ones from the per-message cache, new
+// ones (Seq 0, made by the projection) afresh.
+func (t *turn) estimator() compact.Estimator {
+	bySeq := make(map[int64]int, len(t.history))
+	for i := range t.history {
+		if s := t.history[i].Seq; s > 0 {
+			bySeq[s] = t.counts[i]
+		}
+	}
+	return func(m *protocol.Message) int {
+		if m.Seq > 0 {
+			if n, ok := bySeq[m.Seq]; ok {
+				return n
+			}
+		}
+		return catalog.EstimateMessage(m)
+	}
+}
+
+// prepareView builds the view for the next request: compacts first when
+// the projected view would pass the threshold, then projects the
+// transcript through its compactions and cuts huge tool results.
+func (t *turn) prepareView(specs []llm.Tool) error {
+	if !t.contextOn() {
+		return nil
+	}
+	m := t.core.opts.Catalog(t.model.ID)
+	overhead := outputReserve(m) + t.specTokens(specs)
+	cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: m.ContextWindow,
+		Threshold: t.core.opts.CompactThreshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
+	dropped := false
+	if due {
+		if err := t.compact(cut, m, compact.TriggerAuto, ""); err != nil {
+			if t.ctx.Err() != nil {
+				return t.ctx.Err()
+			}
+			// Summarising failed: fall back to dropping whole old turns
+			// from the view, and say so.
+			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
+				Text: "compaction failed (" + err.Error() + "); dropping the oldest turns from the model's view instead"})
+			dropped = true
+		}
+	}
+	est := t.estimator()
+	ledger := ""
+	if r := t.latest(); r != nil {
+		ledger = r.Ledger
+	}
+	view := compact.CapToolResults(compact.Project(t.history, t.records, ledger), m.ContextWindow, 0, est)
+	if dropped {
+		note := compact.Ledger(t.history, nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})
+		view, _ = compact.DropOldest(view, m.ContextWindow-overhead, est, note)
+	}
+	t.view = t.view[:0]
+	for i := range view {
+		t.view = append(t.view, toLLM(&view[i]))
+	}
+	return nil
+}
+
+// specTokens estimates the tool schemas sent with every request, once.
+func (t *turn) specTokens(specs []llm.Tool) int {
+	if t.specsEstimate == 0 {
+		n := 0
+		for _, s := range specs {
+			n += catalog.Estimate(s.Name) + catalog.Estimate(s.Description) + catalog.Estimate(string(s.Parameters)) + 8
+		}
+		t.specsEstimate = n
+	}
+	return t.specsEstimate
+}
+
+// knownFiles returns the file versions the session's guard knows, for the
+// ledger.
+func (t *turn) knownFiles() []protocol.FileVersion {
+	files, err := t.core.opts.Store.Files(t.bg, t.sess.ID)
+	if err != nil {
+		return nil
+	}
+	return files
+}
+
+// compact summarises cut with the model and stores the compaction record.
+func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions string) error {
+	t.runHooks(hooks.Event{Name: hooks.PreCompact, Trigger: trigger, CustomInstructions: instructions})
+	req := compact.SummaryRequest(t.latest(), cut.Messages, instructions, m.ContextWindow-outputReserve(m), catalog.EstimateMessage)
+	msgs := make([]llm.Message, len(req))
+	for i := range req {
+		msgs[i] = toLLM(&req[i])
+	}
+	resp, err := t.model.Client.Stream(t.ctx, &llm.Request{Model: t.model.Name, Messages: msgs}, nil)
+	if err != nil {
+		return err
+	}
+	summary := strings.TrimSpace(resp.Text)
+	if summary == "" {
+		return errors.New("the model returned an empty summary")
+	}
+	if resp.HasUsage {
+		t.usage.Add(protocol.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+			CachedTokens: resp.Usage.CachedTokens, ReasoningTokens: resp.Usage.ReasoningTokens})
+	}
+	rec := compact.Record{ID: newID(), UpToSeq: cut.UpToSeq, Summary: summary, Trigger: trigger,
+		Instructions: instructions, CreatedAt: t.core.opts.Now().UTC(),
+		Ledger: compact.Ledger(t.history[:cut.At], nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})}
+	pc := &protocol.Compaction{ID: rec.ID, UpToSeq: rec.UpToSeq, Summary: rec.Summary, Ledger: rec.Ledger,
+		Trigger: trigger, Instructions: instructions, CreatedAt: rec.CreatedAt}
+	if err := t.recordCompaction(pc, protocol.Event{Type: protocol.EventCompaction, Compaction: pc, Step: t.step,
+		Text: fmt.Sprintf("compacted %d messages (about %d tokens) into a summary", len(cut.Messages), cut.SummarisedTokens)}); err != nil {
+		return err
+	}
+	t.records = append(t.records, rec)
+	t.pinnedTokens()
+	return nil
+}
+
+// Compact summarises a session's older messages now (/compact), with
+// optional instructions for the summary, and stores the compaction so
+// every later request (in any process) sees the summary instead of them.
+func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) error {
+	return c.drive(ctx, turnSetup{sessionID: sessionID}, sink, func(t *turn) error {
+		if !t.contextOn() {
+			return errors.New("compaction needs the model catalog")
+		}
+		history, err := c.opts.Store.Messages(t.bg, t.sess.ID, 0)
+		if err != nil {
+			return err
+		}
+		if err := t.loadContext(history); err != nil {
+			return err
+		}
+		m := c.opts.Catalog(t.model.ID)
+		cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: m.ContextWindow, Force: true,
+			KeepRecentTokens: -1, Previous: t.latest(), PinnedTokens: t.pinned})
+		if !due || len(cut.Messages) == 0 {
+			return ErrNothingToCompact
+		}
+		t.statusEvent(protocol.StatusRunning, "")
+		if err := t.emit(protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning}); err != nil {
+			return err
+		}
+		return t.compact(cut, m, compact.TriggerManual, instructions)
+	})
+}

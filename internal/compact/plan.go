@@ -1,0 +1,185 @@
+package compact
+
+import "github.com/mx-claw/mx-claw/internal/protocol"
+
+// Defaults of Options and of CapToolResults.
+const (
+	// DefaultThreshold is the share of the window above which a view is
+	// compacted.
+	DefaultThreshold = 0.8
+	// DefaultKeepRecentShare is the share of the window kept verbatim after
+	// a compaction, at least.
+	DefaultKeepRecentShare = 0.25
+	// DefaultToolResultShare is the share of the window above which a
+	// single tool result is cut in the view.
+	DefaultToolResultShare = 0.25
+)
+
+// capMarkerTokens is what the marker CapToolResults puts in a cut result
+// costs, about.
+const capMarkerTokens = 40
+
+// Options say when and where Plan cuts.
+type Options struct {
+	// Window is the model's context window in tokens. Without one, Plan
+	// never compacts.
+	Window int
+	// Threshold is the share of Window above which the view is compacted;
+	// 0 means DefaultThreshold.
+	Threshold float64
+	// KeepRecentTokens is how much of the end of the conversation is kept
+	// verbatim, at least; 0 means DefaultKeepRecentShare of Window, and a
+	// negative value means nothing need be kept (a manual compaction of
+	// everything).
+	KeepRecentTokens int
+	// Overhead is what the request adds to the messages, in tokens (tool
+	// schemas, room for the answer). It counts against the threshold.
+	Overhead int
+	// ToolResultShare is the share of Window above which CapToolResults
+	// cuts a tool result, so Plan counts such results at their capped
+	// size; 0 means DefaultToolResultShare, a negative value counts every
+	// result whole.
+	ToolResultShare float64
+	// Previous is the latest record, if any: the view starts after it.
+	Previous *Record
+	// PinnedTokens is the size of the summary message Project makes for
+	// Previous (estimate SummaryMessage once per record). 0 means Approx of
+	// it.
+	PinnedTokens int
+	// Force compacts even below the threshold (a manual /compact).
+	Force bool
+}
+
+// Cut is Plan's answer: summarise Messages (msgs[From:At]) and keep the
+// rest verbatim.
+type Cut struct {
+	// From is the index of the first message to summarise: the first after
+	// the frozen context and after Previous.
+	From int
+	// At is the index of the first message kept verbatim; len(msgs) when
+	// everything is summarised.
+	At int
+	// UpToSeq is the Seq of msgs[At-1], the new Record's UpToSeq.
+	UpToSeq int64
+	// Messages are msgs[From:At] (not a copy).
+	Messages []protocol.Message
+	// ViewTokens is the size of the view before the compaction, with
+	// Overhead.
+	ViewTokens int
+	// FrozenTokens, SummarisedTokens and KeptTokens are the sizes of the
+	// frozen context, of Messages and of msgs[At:] (large tool results
+	// counted capped).
+	FrozenTokens, SummarisedTokens, KeptTokens int
+}
+
+// Plan decides whether the view of msgs (the stored transcript in Seq
+// order, after opts.Previous) exceeds opts.Threshold × opts.Window and, if
+// so or if opts.Force, where to cut. It keeps at least KeepRecentTokens of
+// the most recent messages, cuts only at a cut point (never between an
+// assistant tool call and its results, never in the frozen context), and
+// prefers the start of a user turn when that keeps at most twice
+// KeepRecentTokens, so recent turns stay whole. It reports false when no
+// compaction is due or there is nothing to summarise.
+//
+// est is called once for every message, on every call: serve it from a
+// cache (see [Estimator]) or use [PlanCounts].
+func Plan(msgs []protocol.Message, est Estimator, opts Options) (Cut, bool) {
+	return plan(msgs, func(i int) int { return est(&msgs[i]) }, opts)
+}
+
+// PlanCounts is Plan with the tokens of msgs[i] given as counts[i] (see
+// [Counts]); it calls no estimator. counts must be as long as msgs.
+func PlanCounts(msgs []protocol.Message, counts []int, opts Options) (Cut, bool) {
+	if len(counts) != len(msgs) {
+		return Cut{}, false
+	}
+	return plan(msgs, func(i int) int { return counts[i] }, opts)
+}
+
+func plan(msgs []protocol.Message, count func(int) int, opts Options) (Cut, bool) {
+	if opts.Window <= 0 {
+		return Cut{}, false
+	}
+	threshold := opts.Threshold
+	if threshold <= 0 {
+		threshold = DefaultThreshold
+	}
+	keep := opts.KeepRecentTokens
+	switch {
+	case keep == 0:
+		keep = int(DefaultKeepRecentShare * float64(opts.Window))
+	case keep < 0:
+		keep = 0
+	}
+	share := opts.ToolResultShare
+	if share == 0 {
+		share = DefaultToolResultShare
+	}
+	toolCap := 0
+	if share > 0 {
+		toolCap = int(share * float64(opts.Window))
+	}
+	weight := func(i int) int {
+		n := count(i)
+		if toolCap > 0 && n > toolCap+capMarkerTokens && msgs[i].Role == protocol.RoleTool {
+			n = toolCap + capMarkerTokens
+		}
+		return n
+	}
+
+	frozen := frozenLen(msgs)
+	start := keptStart(msgs, frozen, opts.Previous)
+	frozenTokens := 0
+	for i := range frozen {
+		frozenTokens += count(i)
+	}
+	pinned := 0
+	if opts.Previous != nil {
+		pinned = opts.PinnedTokens
+		if pinned <= 0 {
+			m := SummaryMessage(opts.Previous, opts.Previous.Ledger)
+			pinned = Approx(&m)
+		}
+	}
+
+	// One backward pass: s is the size of msgs[c:]. The latest cut point
+	// keeping at least keep tokens is the candidate; the latest such cut
+	// at the start of a user turn is preferred if it keeps not too much.
+	n := len(msgs)
+	cp := newCuts(msgs, start)
+	anyAt, userAt := -1, -1
+	anyKept, userKept := 0, 0
+	s := 0
+	for c := n; c > start; c-- {
+		if s >= keep && (anyAt < 0 || userAt < 0) && cp.ok(c) {
+			if anyAt < 0 {
+				anyAt, anyKept = c, s
+			}
+			if userAt < 0 && (c == n || msgs[c].Role == protocol.RoleUser) {
+				userAt, userKept = c, s
+			}
+		}
+		s += weight(c - 1)
+	}
+	view := frozenTokens + pinned + s + opts.Overhead
+	if !opts.Force && float64(view) <= threshold*float64(opts.Window) {
+		return Cut{}, false
+	}
+	at, kept := anyAt, anyKept
+	if userAt >= 0 && userKept <= 2*keep {
+		at, kept = userAt, userKept
+	}
+	if at < 0 {
+		return Cut{}, false
+	}
+	return Cut{
+		From:             start,
+		At:               at,
+		UpToSeq:          msgs[at-1].Seq,
+		Messages:         msgs[start:at],
+		ViewTokens:       view,
+		FrozenTokens:     frozenTokens,
+		SummarisedTokens: s - kept,
+		KeptTokens:       kept,
+	}, true
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
@@ -77,6 +78,10 @@ func stepStats(times []time.Time) (early, late time.Duration) {
 }
 
 func benchCore(b *testing.B, client llm.Client, steps int) (*Core, store.Store, string) {
+	return benchCoreWith(b, client, steps, nil)
+}
+
+func benchCoreWith(b *testing.B, client llm.Client, steps int, cat func(string) catalog.Model) (*Core, store.Store, string) {
 	b.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
@@ -87,7 +92,7 @@ func benchCore(b *testing.B, client llm.Client, steps int) (*Core, store.Store, 
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := New(Options{Store: st, Tools: reg, MaxIterations: steps + 1,
+	c, err := New(Options{Store: st, Tools: reg, MaxIterations: steps + 1, Catalog: cat,
 		Models: func(string) (Model, error) {
 			return Model{ID: "fake/fake-model", Name: "fake-model", Client: client}, nil
 		}})
@@ -130,6 +135,26 @@ func BenchmarkSession200(b *testing.B) {
 	b.ReportMetric(float64(median(early).Nanoseconds()), "ns/step(1-10)")
 	b.ReportMetric(float64(median(late).Nanoseconds()), "ns/step(190-200)")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N)/steps, "allocs/step")
+}
+
+// BenchmarkSession200Context is BenchmarkSession200 with context
+// management on (a model catalog): the view is projected from the
+// transcript before every request.
+func BenchmarkSession200Context(b *testing.B) {
+	const steps = 200
+	var early, late []time.Duration
+	cat := func(id string) catalog.Model { return catalog.Lookup(id, nil) }
+	for b.Loop() {
+		b.StopTimer()
+		m := &instantModel{steps: steps}
+		c, _, ws := benchCoreWith(b, m, steps, cat)
+		b.StartTimer()
+		runSession(b, c, ws)
+		e, l := stepStats(m.times)
+		early, late = append(early, e), append(late, l)
+	}
+	b.ReportMetric(float64(median(early).Nanoseconds()), "ns/step(1-10)")
+	b.ReportMetric(float64(median(late).Nanoseconds()), "ns/step(190-200)")
 }
 
 // BenchmarkSession200HTTP is BenchmarkSession200 through the real provider

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
@@ -83,16 +84,14 @@ func (t *turn) latest() *compact.Record {
 // estimator weighs messages: stored ones from the per-message cache, new
 // ones (Seq 0, made by the projection) afresh.
 func (t *turn) estimator() compact.Estimator {
-	bySeq := make(map[int64]int, len(t.history))
-	for i := range t.history {
-		if s := t.history[i].Seq; s > 0 {
-			bySeq[s] = t.counts[i]
-		}
-	}
+	// The transcript is in Seq order: look a stored message up by binary
+	// search rather than building an index per request.
+	history, counts := t.history, t.counts
 	return func(m *protocol.Message) int {
 		if m.Seq > 0 {
-			if n, ok := bySeq[m.Seq]; ok {
-				return n
+			i := sort.Search(len(history), func(i int) bool { return history[i].Seq >= m.Seq })
+			if i < len(history) && history[i].Seq == m.Seq {
+				return counts[i]
 			}
 		}
 		return catalog.EstimateMessage(m)

@@ -186,6 +186,9 @@ func (t *turn) execute(c *call) (outcome, error) {
 // for concurrency-safe tools.
 func (t *turn) invoke(c *call) outcome {
 	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files}
+	env.History = func() ([]protocol.Message, error) {
+		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
+	}
 	env.SetTodos = func(todos []protocol.Todo) {
 		if err := t.emit(protocol.Event{Type: protocol.EventTodoUpdated, ToolCallID: c.ID, Todos: todos, Step: t.step}); err != nil {
 			t.core.log.Warn("store todo list", "session", t.sess.ID, "err", err)

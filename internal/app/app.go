@@ -79,7 +79,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	}
 	regc := make(chan registryResult, 1)
 	go func() {
-		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand())...)
+		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))

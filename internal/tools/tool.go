@@ -84,4 +84,7 @@ type Env struct {
 	// SetTodos, if set, publishes the model's task list (todo_write) with
 	// the session.
 	SetTodos func(todos []protocol.Todo)
+	// History, if set, returns the session's stored transcript, whole
+	// (read_tool_output, search_history read it).
+	History func() ([]protocol.Message, error)
 }

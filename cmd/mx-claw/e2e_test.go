@@ -288,7 +288,7 @@ func TestRunJSONEventsAndSessionShow(t *testing.T) {
 	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,assistant" {
 		t.Errorf("stored roles %s", got)
 	}
-	if last := d.Messages[len(d.Messages)-1]; last.Reasoning != "thinking it over" || last.Content != "All good." {
+	if last := d.Messages[len(d.Messages)-1]; last.Reasoning != "thinking it over" || last.Content != "All good." || last.Model != "fake/fake-model" {
 		t.Errorf("final message %+v", last)
 	}
 	list := e.run("", "sessions", "list")

@@ -497,7 +497,7 @@ func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
 // storeAssistant stores the model's answer once its stream has ended and
 // returns its tool calls.
 func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
-	msg := protocol.Message{Role: protocol.RoleAssistant, Content: resp.Text, Reasoning: resp.Reasoning}
+	msg := protocol.Message{Role: protocol.RoleAssistant, Content: resp.Text, Reasoning: resp.Reasoning, Model: t.model.ID}
 	if len(resp.ToolCalls) > 0 {
 		msg.ToolCalls = make([]protocol.ToolCall, len(resp.ToolCalls))
 		for i, c := range resp.ToolCalls {

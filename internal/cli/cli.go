@@ -101,6 +101,7 @@ func exitCode(err error) int {
 }
 
 func newRoot(stdio IO) *cobra.Command {
+	var tf tuiFlags
 	root := &cobra.Command{
 		Use:   "mx-claw",
 		Short: "A coding agent for your terminal",
@@ -110,9 +111,10 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("the interactive terminal UI is not built yet; use `mx-claw run PROMPT`")
+			return runTUI(cmd.Context(), stdio, tf)
 		},
 	}
+	tf.register(root.Flags())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))

@@ -168,7 +168,11 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 			}
 			fmt.Fprintf(w, "\n[tool %s %s] %s\n", m.ToolName, status, oneLine(m.Content, 200))
 		default:
-			fmt.Fprintf(w, "\n[%s]\n%s\n", m.Role, strings.TrimRight(m.Content, "\n"))
+			who := string(m.Role)
+			if m.Model != "" {
+				who += " " + m.Model
+			}
+			fmt.Fprintf(w, "\n[%s]\n%s\n", who, termsafe.Sanitize(strings.TrimRight(m.Content, "\n")))
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(w, "  → %s %s\n", c.Name, oneLine(c.Arguments, 200))
 			}

@@ -39,6 +39,9 @@ type Message struct {
 	// Usage is the token usage reported for the request that produced an
 	// assistant message.
 	Usage *Usage `json:"usage,omitempty"`
+	// Model is the exact model ("provider/model") that produced an
+	// assistant message.
+	Model string `json:"model,omitempty"`
 }
 
 // ToolCall is a model's request to run one tool.

@@ -1365,3 +1365,60 @@ func TestManualCompact(t *testing.T) {
 		t.Errorf("%d stored messages after compaction", len(d.Messages))
 	}
 }
+
+func TestBudgetStopsBetweenStepsAndContinues(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"gw","providers":{"gw":{"kind":"custom","baseURL":%q,"model":"gpt-4o","models":["gpt-4o"],"requiresApiKey":false}}}`, e.srv.URL())
+	e.writeHome("config.json", cfg)
+	n := 0
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		n++
+		if n > 10 {
+			return llmtest.Text("finished")
+		}
+		// Each step costs $0.025 at gpt-4o prices.
+		r := llmtest.Call("list_dir", fmt.Sprintf(`{"depth":%d}`, n%5+1))
+		r.ToolCalls[0].Arguments = fmt.Sprintf(`{"path":".","depth":%d}`, n%5+1)
+		r.Usage = &llmtest.Usage{PromptTokens: 10000, CompletionTokens: 10}
+		if n%5 == 0 {
+			r.ToolCalls[0].Arguments = fmt.Sprintf(`{"path":"./","depth":%d}`, n%5+1)
+		}
+		return r
+	})
+	r := e.run("", "run", "--json", "--max-budget-usd", "0.06", "spend")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "Budget spent: cost") {
+		t.Errorf("stderr %q does not name the budget", r.stderr)
+	}
+	warned := false
+	for _, ev := range r.events(t) {
+		warned = warned || ev.Type == protocol.EventWarning && strings.Contains(ev.Text, "80%")
+	}
+	if !warned {
+		t.Error("no 80% warning event")
+	}
+	if got := len(e.srv.ChatRequests()); got != 3 {
+		t.Errorf("%d requests, want 3 (stopped before the 4th)", got)
+	}
+	if c := e.run("", "run", "--continue", "go on"); c.code != 0 {
+		t.Errorf("--continue after the budget stop: exit %d: %s", c.code, c.stderr)
+	}
+}
+
+func TestLoopDetected(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		return llmtest.Call("list_dir", `{"path":"."}`)
+	})
+	r := e.run("", "run", "--max-iterations", "20", "loop")
+	if r.code != 3 || !strings.Contains(r.stderr, "Loop detected") {
+		t.Fatalf("exit %d, stderr %q; want 3 and a loop message", r.code, r.stderr)
+	}
+	if got := len(e.srv.ChatRequests()); got != 5 {
+		t.Errorf("%d requests, want 5", got)
+	}
+}

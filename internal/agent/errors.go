@@ -34,3 +34,27 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// BudgetError is returned when a turn stops because a budget (tokens, cost
+// or time) was spent; the session stays usable.
+type BudgetError struct {
+	// What is "tokens", "cost" or "time".
+	What  string
+	Used  string
+	Limit string
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("Budget spent: %s %s of %s; the session is kept, continue it with a new message", e.What, e.Used, e.Limit)
+}
+
+// LoopError is returned when the model keeps making the same tool call.
+type LoopError struct {
+	Tool  string
+	Times int
+	Steps int
+}
+
+func (e *LoopError) Error() string {
+	return fmt.Sprintf("Loop detected: the model called %s with the same arguments %d times within %d steps; stopping the turn", e.Tool, e.Times, e.Steps)
+}

@@ -64,6 +64,7 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 	key := dupKey(tc)
 	if t.seen[key] {
 		c.early = DuplicateCallResult
+		t.noteRepeat(tc.Name, key)
 		return c
 	}
 	t.seen[key] = true
@@ -79,6 +80,31 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 	c.summary = tool.Summary(args)
 	c.hook = t.preToolUse(c)
 	return c
+}
+
+// Loop detection: the same call this many times within this many steps
+// stops the turn.
+const (
+	loopTimes = 5
+	loopSteps = 10
+)
+
+// noteRepeat records a repeated call and flags a loop when the model keeps
+// making it.
+func (t *turn) noteRepeat(tool, key string) {
+	if t.repeats == nil {
+		t.repeats = make(map[string][]int)
+	}
+	steps := append(t.repeats[key], t.step)
+	// Keep the steps within the window.
+	for len(steps) > 0 && steps[0] <= t.step-loopSteps {
+		steps = steps[1:]
+	}
+	t.repeats[key] = steps
+	// The first call is not in the list: it was allowed.
+	if len(steps)+1 >= loopTimes && t.looping == nil {
+		t.looping = &LoopError{Tool: tool, Times: len(steps) + 1, Steps: loopSteps}
+	}
 }
 
 // dupKey identifies a call by tool and arguments, ignoring JSON formatting.

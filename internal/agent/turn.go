@@ -33,6 +33,16 @@ type TurnRequest struct {
 	MaxIterations int
 	// OnAsk says what happens when a call needs a person's approval.
 	OnAsk AskPolicy
+	// Budget caps the turn; zero fields are no cap.
+	Budget Budget
+}
+
+// Budget caps what a turn may spend. At 80 % of a cap a warning event is
+// emitted; at 100 % the turn stops between steps with a *BudgetError.
+type Budget struct {
+	MaxTokens   int64
+	MaxCostUSD  float64
+	MaxDuration time.Duration
 }
 
 // SubmitTurn runs a turn and yields its events in order, ending with the
@@ -81,7 +91,7 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
 		}
 	}
-	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk}
+	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
 	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
 	if err != nil {
 		return err
@@ -145,6 +155,7 @@ type turnSetup struct {
 	maxIter   int
 	onAsk     AskPolicy
 	turnID    string // set when resuming a paused turn
+	budget    Budget
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -223,6 +234,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		policy: policy,
 		hooks:  runner,
 		onAsk:  setup.onAsk,
+		budget: setup.budget,
 		id:     setup.turnID,
 		sink:   sink,
 		seen:   make(map[string]bool),
@@ -253,6 +265,10 @@ type turn struct {
 	policy  *permission.Policy
 	hooks   *hooks.Runner
 	onAsk   AskPolicy
+	budget  Budget
+	warned  map[string]bool  // budgets already warned about
+	repeats map[string][]int // call key → steps it was made at
+	looping *LoopError
 	maxIter int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
@@ -430,6 +446,9 @@ func (t *turn) loop() error {
 		if err := t.ctx.Err(); err != nil {
 			return err
 		}
+		if err := t.checkBudget(); err != nil {
+			return err
+		}
 		if err := t.prepareView(specs); err != nil {
 			return err
 		}
@@ -453,8 +472,49 @@ func (t *turn) loop() error {
 		if err := t.runCalls(calls); err != nil {
 			return err
 		}
+		if t.looping != nil {
+			return t.looping
+		}
 	}
 	return &MaxIterationsError{N: t.maxIter}
+}
+
+// checkBudget stops the turn between steps when a budget is spent, and
+// warns once at 80 %.
+func (t *turn) checkBudget() error {
+	b := t.budget
+	type gauge struct {
+		what        string
+		used, limit float64
+		format      func(float64) string
+	}
+	tokens := func(v float64) string { return fmt.Sprintf("%.0f tokens", v) }
+	usd := func(v float64) string { return fmt.Sprintf("$%.4f", v) }
+	secs := func(v float64) string { return (time.Duration(v) * time.Second).String() }
+	var gauges []gauge
+	if b.MaxTokens > 0 {
+		gauges = append(gauges, gauge{"tokens", float64(t.usage.InputTokens + t.usage.OutputTokens), float64(b.MaxTokens), tokens})
+	}
+	if b.MaxCostUSD > 0 {
+		gauges = append(gauges, gauge{"cost", t.cost, b.MaxCostUSD, usd})
+	}
+	if b.MaxDuration > 0 {
+		gauges = append(gauges, gauge{"time", time.Since(t.start).Seconds(), b.MaxDuration.Seconds(), secs})
+	}
+	for _, g := range gauges {
+		if g.used >= g.limit {
+			return &BudgetError{What: g.what, Used: g.format(g.used), Limit: g.format(g.limit)}
+		}
+		if g.used >= 0.8*g.limit && !t.warned[g.what] {
+			if t.warned == nil {
+				t.warned = make(map[string]bool)
+			}
+			t.warned[g.what] = true
+			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
+				Text: fmt.Sprintf("%s budget 80%% spent: %s of %s", g.what, g.format(g.used), g.format(g.limit))})
+		}
+	}
+	return nil
 }
 
 // stopHook runs the Stop hooks when the model has finished. A block keeps

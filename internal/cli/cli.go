@@ -83,6 +83,8 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 func exitCode(err error) int {
 	var ee *exitError
 	var maxIter *agent.MaxIterationsError
+	var budget *agent.BudgetError
+	var loop *agent.LoopError
 	var cfgErr *agent.ConfigError
 	var held *store.LeaseHeldError
 	switch {
@@ -90,7 +92,7 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.Canceled):
 		return ExitCancelled
-	case errors.As(err, &maxIter):
+	case errors.As(err, &maxIter), errors.As(err, &budget), errors.As(err, &loop):
 		return ExitBudget
 	case errors.As(err, &cfgErr), errors.Is(err, agent.ErrSessionNotFound), errors.Is(err, agent.ErrNoPendingApproval):
 		return ExitUsage

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -33,6 +34,9 @@ type runFlags struct {
 	maxIterations int
 	cwd           string
 	perm          permFlags
+	maxTokens     int64
+	maxBudgetUSD  float64
+	maxTime       time.Duration
 }
 
 // permFlags are the permission flags shared by run, approve and reject.
@@ -101,6 +105,9 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
 	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
 	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
+	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the turn between steps once it used this many tokens (exit 3)")
+	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop the turn between steps once its estimated cost reaches this (exit 3)")
+	fl.DurationVar(&f.maxTime, "max-time", 0, "stop the turn between steps after this long, e.g. 10m (exit 3)")
 	f.perm.register(fl)
 	return cmd
 }
@@ -115,6 +122,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	mode, onAsk, err := f.perm.options()
 	if err != nil {
 		return err
+	}
+	if f.maxTokens < 0 || f.maxBudgetUSD < 0 || f.maxTime < 0 {
+		return usagef("--max-tokens, --max-budget-usd and --max-time must not be negative")
 	}
 	prompt, err := readPrompt(stdio.In, args)
 	if err != nil {
@@ -179,6 +189,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,
+		Budget:        agent.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxBudgetUSD, MaxDuration: f.maxTime},
 	}, printer.Handle)
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }

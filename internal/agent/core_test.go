@@ -410,3 +410,21 @@ func TestAskWaitCancelled(t *testing.T) {
 		t.Errorf("%d approvals still pending after cancel", len(pending))
 	}
 }
+
+func TestTurnTelemetry(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	f.srv.Enqueue(llmtest.Call("list_dir", `{}`), llmtest.Reply{Text: "done", ChunkDelay: 5 * time.Millisecond})
+	s := f.session()
+	var done protocol.Event
+	if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "go"}, func(e protocol.Event) {
+		if e.Type == protocol.EventTurnCompleted {
+			done = e
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if done.ModelMS <= 0 || done.FirstTokenMS <= 0 || done.DurationMS < done.ModelMS || done.Usage == nil || done.Usage.InputTokens == 0 {
+		t.Errorf("turn.completed telemetry %+v", done)
+	}
+}

@@ -122,6 +122,8 @@ func dupKey(tc protocol.ToolCall) string {
 // in the model's order, each call decided just before it runs. A call that
 // needs approval is denied or pauses the turn, as t.onAsk says.
 func (t *turn) runCalls(tcs []protocol.ToolCall) error {
+	start := time.Now()
+	defer func() { t.toolTime += time.Since(start) }()
 	calls := make([]*call, len(tcs))
 	parallel := len(tcs) > 1
 	for i, tc := range tcs {

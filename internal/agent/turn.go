@@ -278,6 +278,10 @@ type turn struct {
 	stopHookActive bool
 	sessDirty      bool // t.sess changed since it was last stored
 
+	firstToken time.Duration // from the turn's start to its first token
+	modelTime  time.Duration // waiting for the model
+	toolTime   time.Duration // running tools (wall time)
+
 	cost           float64 // estimated cost of the turn so far
 	costKnown      bool
 	contextPercent float64 // context use of the last request
@@ -537,7 +541,12 @@ func (t *turn) stopHook() (bool, error) {
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
 	req := &llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs}
+	start := time.Now()
+	defer func() { t.modelTime += time.Since(start) }()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
+		if t.firstToken == 0 && (d.Kind == llm.DeltaText || d.Kind == llm.DeltaReasoning) {
+			t.firstToken = time.Since(t.start)
+		}
 		switch d.Kind {
 		case llm.DeltaText:
 			t.emit(protocol.Event{Type: protocol.EventMessageDelta, Text: d.Text, Step: t.step})
@@ -640,7 +649,8 @@ func (t *turn) finish(runErr error) error {
 	case runErr == nil:
 		u := t.usage
 		done := protocol.Event{Type: protocol.EventTurnCompleted, Usage: &u, ContextPercent: t.contextPercent,
-			DurationMS: time.Since(t.start).Milliseconds(), Step: t.step}
+			DurationMS: time.Since(t.start).Milliseconds(), Step: t.step, FirstTokenMS: t.firstToken.Milliseconds(),
+			ModelMS: t.modelTime.Milliseconds(), ToolMS: t.toolTime.Milliseconds()}
 		if t.costKnown {
 			c := t.cost
 			done.CostUSD = &c

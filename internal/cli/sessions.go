@@ -156,7 +156,14 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	if s.LastError != "" {
 		fmt.Fprintf(w, "Error     %s\n", s.LastError)
 	}
-	fmt.Fprintf(w, "Updated   %s\nTokens    %d in, %d out\n", s.UpdatedAt.Local().Format(time.DateTime), s.Usage.InputTokens, s.Usage.OutputTokens)
+	fmt.Fprintf(w, "Updated   %s\nTokens    %d in (%d cached), %d out\n", s.UpdatedAt.Local().Format(time.DateTime),
+		s.Usage.InputTokens, s.Usage.CachedTokens, s.Usage.OutputTokens)
+	if t, err := telemetry(ctx, st, id); err == nil {
+		fmt.Fprintf(w, "Turns     %d (model %s, tools %s)\n", t.turns, t.model.Round(time.Millisecond), t.tools.Round(time.Millisecond))
+		if t.costKnown {
+			fmt.Fprintf(w, "Cost      $%.4f (estimated)\n", t.cost)
+		}
+	}
 	for _, m := range msgs {
 		switch m.Role {
 		case protocol.RoleSystem:
@@ -260,4 +267,34 @@ func compactSession(ctx context.Context, stdio IO, id, instructions string) erro
 		fmt.Fprintf(stdio.Out, "Compacted messages up to %d.\n\n%s\n", done.UpToSeq, termsafe.Sanitize(done.Summary))
 	}
 	return nil
+}
+
+// sessionTelemetry sums a session's per-turn telemetry from its events.
+type sessionTelemetry struct {
+	turns        int
+	model, tools time.Duration
+	cost         float64
+	costKnown    bool
+}
+
+func telemetry(ctx context.Context, st store.Store, id string) (sessionTelemetry, error) {
+	var t sessionTelemetry
+	evs, err := st.Events(ctx, id, 0, 0)
+	if err != nil {
+		return t, err
+	}
+	for _, e := range evs {
+		switch e.Type {
+		case protocol.EventTurnCompleted:
+			t.turns++
+			t.model += time.Duration(e.ModelMS) * time.Millisecond
+			t.tools += time.Duration(e.ToolMS) * time.Millisecond
+		case protocol.EventUsage:
+			if e.CostUSD != nil {
+				t.cost += *e.CostUSD
+				t.costKnown = true
+			}
+		}
+	}
+	return t, nil
 }

@@ -98,6 +98,11 @@ type Event struct {
 	// CostUSD is the estimated cost of the request (usage) or the turn
 	// (turn.completed); absent when the model's price is unknown.
 	CostUSD *float64 `json:"costUsd,omitempty"`
+	// Telemetry of turn.completed: time to the first token of the first
+	// answer, and the time spent waiting for the model and running tools.
+	FirstTokenMS int64 `json:"firstTokenMs,omitempty"`
+	ModelMS      int64 `json:"modelMs,omitempty"`
+	ToolMS       int64 `json:"toolMs,omitempty"`
 	// Compaction is the record of a compaction event.
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.

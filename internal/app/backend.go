@@ -1,0 +1,217 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/modelcmd"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// Backend serves the interactive UI (it implements tui.Backend) for one
+// workspace of an App: sessions, turns that wait for approvals, answers,
+// cancellation, queued messages, permissions and the /model commands.
+// It is safe for concurrent use.
+type Backend struct {
+	a  *App
+	ws string
+
+	mu sync.Mutex
+	// model is the model asked for on the command line (--model); it is
+	// given to new sessions and to the next turn of a resumed one.
+	model string
+}
+
+// NewBackend returns the UI's backend for a workspace; model, if set, is
+// the model chosen on the command line.
+func NewBackend(a *App, workspace, model string) *Backend {
+	return &Backend{a: a, ws: workspace, model: model}
+}
+
+// Workspace returns the workspace directory.
+func (b *Backend) Workspace() string { return b.ws }
+
+// NewSession creates an idle session on the chosen model, else the
+// default one.
+func (b *Backend) NewSession(ctx context.Context) (protocol.Session, error) {
+	b.mu.Lock()
+	id := b.model
+	b.mu.Unlock()
+	m, err := b.a.ResolveModel(id)
+	if err != nil {
+		return protocol.Session{}, err
+	}
+	s, err := b.a.Core.CreateSession(ctx, b.ws, m.ID, nil)
+	if err != nil {
+		return protocol.Session{}, err
+	}
+	return *s, nil
+}
+
+// Latest returns the workspace's most recent session, or nil if it has
+// none.
+func (b *Backend) Latest(ctx context.Context) (*protocol.Session, error) {
+	list, err := b.ListSessions(ctx, 1)
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return &list[0], nil
+}
+
+// ResumeSession returns a stored session and its transcript.
+func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Message, error) {
+	s, err := b.a.Store.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return protocol.Session{}, nil, fmt.Errorf("session %s does not exist; /sessions lists this workspace's sessions", id)
+	}
+	if err != nil {
+		return protocol.Session{}, nil, err
+	}
+	msgs, err := b.a.Store.Messages(ctx, id, 0)
+	if err != nil {
+		return protocol.Session{}, nil, err
+	}
+	b.mu.Lock()
+	if b.model != "" {
+		s.Model = b.model
+	}
+	b.mu.Unlock()
+	return *s, msgs, nil
+}
+
+// ListSessions returns the workspace's sessions, most recent first.
+func (b *Backend) ListSessions(ctx context.Context, limit int) ([]protocol.Session, error) {
+	return b.a.Store.ListSessions(ctx, store.ListOptions{Workspace: b.ws, Limit: limit})
+}
+
+// Run runs a turn whose approvals wait for Answer, then the messages
+// queued meanwhile. An empty input sends only the queued messages.
+func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(protocol.Event)) error {
+	if input == "" {
+		queued, err := b.a.Store.TakeInputs(ctx, sessionID)
+		if err != nil || len(queued) == 0 {
+			return err
+		}
+		parts := make([]string, len(queued))
+		for i, q := range queued {
+			parts[i] = q.Content
+		}
+		input = strings.Join(parts, "\n\n")
+	}
+	b.mu.Lock()
+	model := b.model
+	b.mu.Unlock()
+	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait}, sink)
+}
+
+// Enqueue queues a message for the session's running turn.
+func (b *Backend) Enqueue(ctx context.Context, sessionID, input string) error {
+	_, err := b.a.Core.Enqueue(ctx, sessionID, input, nil)
+	return err
+}
+
+// Answer answers a pending approval.
+func (b *Backend) Answer(ctx context.Context, r protocol.ResolveApproval) error {
+	return b.a.Core.Answer(ctx, agent.ResolveRequest{SessionID: r.SessionID, RequestID: r.RequestID,
+		Approve: r.Approve, Scope: r.Scope, Feedback: r.Feedback}, nil)
+}
+
+// Cancel cancels the session's running turn.
+func (b *Backend) Cancel(sessionID string) bool { return b.a.Core.Cancel(sessionID) }
+
+// Mode returns the permission mode of the workspace's turns.
+func (b *Backend) Mode() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	p, err := b.a.policy(ctx, &protocol.Session{Workspace: b.ws})
+	if err != nil {
+		if b.a.opts.Mode != "" {
+			return string(b.a.opts.Mode)
+		}
+		return "default"
+	}
+	return string(p.Mode())
+}
+
+// Permissions describes the mode and the rules of the session's turns.
+func (b *Backend) Permissions(ctx context.Context, sessionID string) ([]string, error) {
+	s, err := b.a.Store.GetSession(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.a.policy(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	lines := []string{fmt.Sprintf("mode: %s (%s)", p.Mode(), p.ModeOrigin())}
+	rules := p.Rules()
+	if len(rules) == 0 {
+		lines = append(lines, "no rules: calls that change things are asked about")
+	}
+	for _, r := range rules {
+		lines = append(lines, fmt.Sprintf("  %-5s %s  (%s)", r.List, r.Rule, r.Origin))
+	}
+	for _, ig := range p.Ignored() {
+		lines = append(lines, fmt.Sprintf("  ignored %s in %s: %s", ig.Entry, ig.Origin, ig.Reason))
+	}
+	return lines, nil
+}
+
+// ModelCommand runs a /model command with the same handlers as
+// `mx-claw model`. There is no prompter: commands that need to ask fail
+// with a hint.
+func (b *Backend) ModelCommand(ctx context.Context, sessionID string, args []string) (string, string, error) {
+	var out bytes.Buffer
+	sess := &uiSession{b: b, id: sessionID}
+	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model"}
+	if sessionID != "" {
+		s, err := b.a.Store.GetSession(ctx, sessionID)
+		if err != nil {
+			return "", "", err
+		}
+		sess.model = s.Model
+		b.mu.Lock()
+		if b.model != "" {
+			sess.model = b.model
+		}
+		b.mu.Unlock()
+		h.Session = sess
+	}
+	err := h.Run(ctx, args)
+	return out.String(), sess.model, err
+}
+
+// uiSession is the session whose model /model changes.
+type uiSession struct {
+	b     *Backend
+	id    string
+	model string
+}
+
+// Model returns the session's model.
+func (s *uiSession) Model() string { return s.model }
+
+// SetModel stores the session's new model; a --model choice no longer
+// overrides it.
+func (s *uiSession) SetModel(ctx context.Context, id string) error {
+	cur, err := s.b.a.Store.GetSession(ctx, s.id)
+	if err != nil {
+		return err
+	}
+	cur.Model = id
+	if err := s.b.a.Store.UpdateSession(ctx, cur); err != nil {
+		return err
+	}
+	s.model = id
+	s.b.mu.Lock()
+	s.b.model = ""
+	s.b.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// Backend is what the UI needs from mx-claw. internal/app implements it on
+// a wired App; a client of a running server could implement it too.
+//
+// Run is called from a goroutine of its own and blocks for the whole turn;
+// Answer, Cancel and Enqueue are called meanwhile from other goroutines.
+// The sinks are called from one goroutine at a time and must not block for
+// long.
+type Backend interface {
+	// Workspace is the directory the sessions work in.
+	Workspace() string
+	// NewSession creates an idle session in the workspace on the current
+	// model.
+	NewSession(ctx context.Context) (protocol.Session, error)
+	// ResumeSession returns a stored session and its messages, for
+	// rendering its history.
+	ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Message, error)
+	// ListSessions returns the workspace's sessions, most recent first,
+	// at most limit of them.
+	ListSessions(ctx context.Context, limit int) ([]protocol.Session, error)
+	// Run takes one user message through a turn, reporting events to
+	// sink, and then sends the messages queued meanwhile. Calls needing
+	// approval emit permission.requested and wait for Answer. With an
+	// empty input it only sends what is queued, if anything.
+	Run(ctx context.Context, sessionID, input string, sink func(protocol.Event)) error
+	// Enqueue stores a message typed while the session is busy; Run sends
+	// it when the current turn ends.
+	Enqueue(ctx context.Context, sessionID, input string) error
+	// Answer answers a pending approval: Scope "once", "session" or
+	// "always" (this project); Feedback is told to the model with a
+	// rejection.
+	Answer(ctx context.Context, a protocol.ResolveApproval) error
+	// Cancel stops the session's running turn; false if none runs.
+	Cancel(sessionID string) bool
+	// Mode is the permission mode of this process.
+	Mode() string
+	// Permissions describes the mode and the rules that apply to the
+	// session, one line each.
+	Permissions(ctx context.Context, sessionID string) ([]string, error)
+	// ModelCommand runs a /model command (args after "/model"; none shows
+	// the status) for the session and returns what it printed and the
+	// session's model afterwards.
+	ModelCommand(ctx context.Context, sessionID string, args []string) (out, model string, err error)
+}

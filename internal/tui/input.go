@@ -1,0 +1,209 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// doubleCtrlC is how soon a second Ctrl-C must follow the first to exit.
+const doubleCtrlC = 2 * time.Second
+
+// handleKey routes a key press: the sessions picker and an approval take
+// keys first; otherwise the input box gets them.
+func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
+	s := k.String()
+	if s == "ctrl+c" {
+		if !m.ctrlCAt.IsZero() && m.now().Sub(m.ctrlCAt) < doubleCtrlC {
+			m.quit()
+			return nil
+		}
+		m.ctrlCAt = m.now()
+		m.input.Reset()
+		m.print(m.th.dim.Render("Press Ctrl-C again to exit."))
+		return nil
+	}
+	m.ctrlCAt = time.Time{}
+	if m.picking {
+		return m.pickerKey(s)
+	}
+	if len(m.approvals) > 0 && !m.feedback {
+		return m.approvalKey(s)
+	}
+	switch s {
+	case "esc":
+		if m.feedback {
+			m.feedback = false
+			m.input.Reset()
+			return nil
+		}
+		if m.busy && m.backend.Cancel(m.sess.ID) {
+			m.print(m.th.dim.Render("Cancelling…"))
+		}
+		return nil
+	case "ctrl+d":
+		if m.input.Value() == "" {
+			m.quit()
+		}
+		return nil
+	case "enter":
+		v := m.input.Value()
+		if strings.HasSuffix(v, "\\") && m.input.Line() == m.input.LineCount()-1 {
+			// `\` + Enter continues on a new line.
+			m.input.SetValue(strings.TrimSuffix(v, "\\") + "\n")
+			return nil
+		}
+		return m.submit()
+	case "up":
+		if m.input.Line() == 0 {
+			if e, ok := m.hist.prev(m.input.Value()); ok {
+				m.input.SetValue(e)
+			}
+			return nil
+		}
+	case "down":
+		if m.input.Line() == m.input.LineCount()-1 {
+			if e, ok := m.hist.next(); ok {
+				m.input.SetValue(e)
+			}
+			return nil
+		}
+	case "tab":
+		m.complete()
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return []tea.Cmd{cmd}
+}
+
+// quit ends the program: the running turn is cancelled by the caller's
+// context when Run returns.
+func (m *Model) quit() {
+	if m.busy {
+		m.backend.Cancel(m.sess.ID)
+	}
+	m.quitting = true
+}
+
+// submit sends what was typed: feedback for a rejection, a slash command,
+// a message queued while busy, or a new turn.
+func (m *Model) submit() []tea.Cmd {
+	raw := m.input.Value()
+	text := strings.TrimSpace(raw)
+	if m.feedback && len(m.approvals) > 0 {
+		m.input.Reset()
+		m.feedback = false
+		return m.answer(false, "once", text)
+	}
+	if text == "" {
+		return nil
+	}
+	m.input.Reset()
+	m.hist.add(raw)
+	if strings.HasPrefix(text, "/") {
+		return m.command(text)
+	}
+	if m.busy {
+		b, ctx, sid := m.backend, m.ctx, m.sess.ID
+		return []tea.Cmd{func() tea.Msg {
+			return queuedMsg{text: text, err: b.Enqueue(ctx, sid, text)}
+		}}
+	}
+	m.print(m.r.user(text))
+	return m.startTurn(text)
+}
+
+// approvalKey answers the approval shown: y once, s for the session, a
+// always for this project, n no, f no with feedback; Esc cancels the turn.
+func (m *Model) approvalKey(s string) []tea.Cmd {
+	switch s {
+	case "y", "Y":
+		return m.answer(true, "once", "")
+	case "s", "S":
+		return m.answer(true, "session", "")
+	case "a", "A":
+		return m.answer(true, "always", "")
+	case "n", "N":
+		return m.answer(false, "once", "")
+	case "f", "F":
+		m.feedback = true
+		m.input.Reset()
+		return nil
+	case "esc":
+		if m.busy && m.backend.Cancel(m.sess.ID) {
+			m.print(m.th.dim.Render("Cancelling…"))
+		}
+	}
+	return nil
+}
+
+// answer sends the decision on the first approval and prints it.
+func (m *Model) answer(approve bool, scope, feedback string) []tea.Cmd {
+	a := m.approvals[0]
+	m.approvals = m.approvals[1:]
+	verdict := map[string]string{"once": "Allowed once", "session": "Allowed for this session", "always": "Allowed always in this project"}[scope]
+	if !approve {
+		verdict = "Denied"
+		if feedback != "" {
+			verdict += ": " + clean(feedback)
+		}
+	}
+	mark := m.th.ok.Render("✓ ")
+	if !approve {
+		mark = m.th.fail.Render("✗ ")
+	}
+	m.print(mark + m.th.dim.Render(oneLine(verdict+" — "+clean(a.Summary), m.width-4)))
+	b, ctx := m.backend, m.ctx
+	ans := protocol.ResolveApproval{SessionID: a.SessionID, RequestID: a.RequestID, Approve: approve, Scope: scope, Feedback: feedback}
+	if ans.SessionID == "" {
+		ans.SessionID = m.sess.ID
+	}
+	return []tea.Cmd{func() tea.Msg {
+		if err := b.Answer(ctx, ans); err != nil && ctx.Err() == nil && !isContextErr(err) {
+			return noticeMsg{err: err}
+		}
+		return nil
+	}}
+}
+
+func isContextErr(err error) bool {
+	return err == context.Canceled || err == context.DeadlineExceeded
+}
+
+// complete completes a slash command with Tab: to the one match, or to
+// the longest common prefix of several (which are listed).
+func (m *Model) complete() {
+	v := m.input.Value()
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
+		return
+	}
+	var matches []string
+	for _, c := range slashCommands {
+		if strings.HasPrefix(c.name, v) {
+			matches = append(matches, c.name)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return
+	case 1:
+		m.input.SetValue(matches[0] + " ")
+		return
+	}
+	prefix := matches[0]
+	for _, s := range matches[1:] {
+		for !strings.HasPrefix(s, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if prefix != v {
+		m.input.SetValue(prefix)
+		return
+	}
+	m.print(m.th.dim.Render(strings.Join(matches, "  ")))
+}

@@ -1,0 +1,521 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// Options configure a Model.
+type Options struct {
+	// Backend is mx-claw; required.
+	Backend Backend
+	// Session is the session the UI opens on.
+	Session protocol.Session
+	// History is the session's stored transcript, rendered first (for a
+	// resumed session).
+	History []protocol.Message
+	// HistoryFile keeps the input history of the workspace; none if "".
+	HistoryFile string
+	// Width and Height are the terminal's size until the program reports
+	// it; 80×24 if zero.
+	Width, Height int
+	// NoColor renders without colours (NO_COLOR).
+	NoColor bool
+	// Now is the clock; time.Now if nil.
+	Now func() time.Time
+}
+
+// Messages the Model sends itself.
+type (
+	// eventMsg carries one event of the running turn.
+	eventMsg struct{ ev protocol.Event }
+	// turnDoneMsg says Backend.Run returned.
+	turnDoneMsg struct{ err error }
+	// printedMsg says the last print reached the scrollback.
+	printedMsg struct{}
+	// noticeMsg prints a line (the result of a background command).
+	noticeMsg struct {
+		text string
+		err  error
+	}
+	// queuedMsg says a message typed while busy was queued.
+	queuedMsg struct {
+		text string
+		err  error
+	}
+	// sessionMsg switches the UI to a session (new or resumed).
+	sessionMsg struct {
+		sess    protocol.Session
+		history []protocol.Message
+		err     error
+	}
+	// sessionsMsg lists sessions for the picker.
+	sessionsMsg struct {
+		list []protocol.Session
+		err  error
+	}
+	// modelMsg is the result of a /model command.
+	modelMsg struct {
+		out, model string
+		err        error
+	}
+)
+
+// toolCard is a tool call in progress.
+type toolCard struct {
+	id, name, summary string
+	start             time.Time
+	output            []string // last lines of tool.output
+}
+
+// Model is the Bubble Tea model of the REPL. Use it through Run, or drive
+// Update and View directly in tests. Its methods run on the program's
+// goroutine; the turn runs on one of its own and reaches the Model through
+// the events channel.
+type Model struct {
+	ctx     context.Context
+	backend Backend
+	opts    Options
+	now     func() time.Time
+	th      theme
+	r       renderer
+
+	width, height int
+	input         textarea.Model
+	spin          spinner.Model
+	hist          *inputHistory
+
+	sess  protocol.Session
+	model string
+	mode  string
+
+	// The turn.
+	events     chan tea.Msg
+	wg         *sync.WaitGroup
+	busy       bool
+	turnStart  time.Time
+	firstToken time.Duration
+	gotToken   bool
+	turnsSeen  int
+	stream     strings.Builder
+	reasoning  strings.Builder
+	tools      []*toolCard
+	approvals  []protocol.Event
+	feedback   bool // typing feedback for a rejection
+	queued     []string
+	todos      []protocol.Todo
+	retry      string
+
+	// Usage.
+	turnUsage, total protocol.Usage
+	ctxPercent       float64
+	cost             float64
+	costKnown        bool
+
+	// Sessions picker.
+	picking bool
+	picks   []protocol.Session
+	pick    int
+
+	// Printing: lines not yet handed to the program, and whether a print
+	// is on its way (prints go one at a time to keep their order).
+	out      []string
+	printing bool
+	onPrint  func(string) // tests
+
+	ctrlCAt  time.Time
+	quitting bool
+}
+
+// New returns a Model for ctx (which ends the turns when cancelled).
+func New(ctx context.Context, opts Options) *Model {
+	if opts.Width <= 0 {
+		opts.Width = 80
+	}
+	if opts.Height <= 0 {
+		opts.Height = 24
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	th := newTheme(opts.NoColor)
+	m := &Model{
+		ctx: ctx, backend: opts.Backend, opts: opts, now: now, th: th,
+		r:     renderer{th: th, width: opts.Width},
+		width: opts.Width, height: opts.Height,
+		events: make(chan tea.Msg, 1024),
+		wg:     &sync.WaitGroup{},
+		hist:   loadHistory(opts.HistoryFile),
+		spin:   spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+	}
+	m.input = newInput(th, opts.Width)
+	m.mode = opts.Backend.Mode()
+	m.setSession(opts.Session, opts.History)
+	return m
+}
+
+// newInput returns the focused input box.
+func newInput(th theme, width int) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "│ "
+	ta.Placeholder = "Ask mx-claw…  (/help for commands)"
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxContentHeight = 0
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "alt+enter", "ctrl+j"))
+	ta.SetWidth(width)
+	ta.SetHeight(1)
+	ta.Focus()
+	_ = th
+	return ta
+}
+
+// Wait blocks until the turn goroutines have returned, at most d.
+func (m *Model) Wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// setSession shows a session: its history is printed and the counters
+// start from its stored usage.
+func (m *Model) setSession(s protocol.Session, history []protocol.Message) {
+	m.sess, m.model = s, s.Model
+	m.total = s.Usage
+	m.turnUsage = protocol.Usage{}
+	m.cost, m.costKnown, m.ctxPercent = 0, false, 0
+	m.todos, m.queued = nil, nil
+	if len(history) > 0 {
+		m.print(m.th.dim.Render(fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(history))))
+		m.print(m.r.history(history)...)
+	} else if s.ID != "" {
+		m.print(m.th.dim.Render(oneLine(fmt.Sprintf("mx-claw · session %s · %s · /help for commands", s.ID, clean(m.backend.Workspace())), m.width)))
+	}
+}
+
+// Init starts the spinner and the event listener.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.listen(), m.input.Focus(), m.flush())
+}
+
+// listen waits for the next message of a turn.
+func (m *Model) listen() tea.Cmd {
+	ch, ctx := m.events, m.ctx
+	return func() tea.Msg {
+		select {
+		case msg := <-ch:
+			return msg
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// print queues finished lines for the scrollback.
+func (m *Model) print(lines ...string) {
+	for _, l := range lines {
+		if l != "" {
+			m.out = append(m.out, l)
+		}
+	}
+}
+
+// flush hands the queued lines to the program if no print is on its way.
+func (m *Model) flush() tea.Cmd {
+	if m.printing || len(m.out) == 0 {
+		return nil
+	}
+	text := strings.Join(m.out, "\n")
+	m.out = nil
+	if m.onPrint != nil {
+		m.onPrint(text)
+		return nil
+	}
+	m.printing = true
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmds := m.update(msg)
+	cmds = append(cmds, m.flush())
+	if m.quitting {
+		cmds = append(cmds, tea.Quit)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) update(msg tea.Msg) []tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.r.width = msg.Width
+		m.input.SetWidth(msg.Width)
+		return nil
+	case printedMsg:
+		m.printing = false
+		return nil
+	case spinner.TickMsg:
+		if !m.busy {
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return []tea.Cmd{cmd}
+	case eventMsg:
+		m.handleEvent(msg.ev)
+		return []tea.Cmd{m.listen()}
+	case turnDoneMsg:
+		return append(m.turnDone(msg.err), m.listen())
+	case queuedMsg:
+		if msg.err != nil {
+			m.print(m.th.fail.Render("Could not queue the message: " + clean(msg.err.Error())))
+			m.input.SetValue(msg.text)
+			return nil
+		}
+		m.queued = append(m.queued, msg.text)
+		return nil
+	case noticeMsg:
+		if msg.err != nil {
+			m.print(m.th.fail.Render(clean(msg.err.Error())))
+		} else {
+			m.print(msg.text)
+		}
+		return nil
+	case sessionMsg:
+		if msg.err != nil {
+			m.print(m.th.fail.Render(clean(msg.err.Error())))
+			return nil
+		}
+		m.setSession(msg.sess, msg.history)
+		return nil
+	case sessionsMsg:
+		return m.showPicker(msg)
+	case modelMsg:
+		if msg.out != "" {
+			m.print(clean(strings.TrimRight(msg.out, "\n")))
+		}
+		if msg.err != nil {
+			m.print(m.th.fail.Render(clean(msg.err.Error())))
+		}
+		if msg.model != "" {
+			m.model = msg.model
+		}
+		return nil
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return []tea.Cmd{cmd}
+}
+
+// startTurn sends input as a turn (input "" sends only what is queued).
+func (m *Model) startTurn(input string) []tea.Cmd {
+	m.busy = true
+	m.turnStart = m.now()
+	m.gotToken, m.firstToken, m.turnsSeen = false, 0, 0
+	m.turnUsage = protocol.Usage{}
+	m.retry = ""
+	ctx, b, sid, ch := m.ctx, m.backend, m.sess.ID, m.events
+	sink := func(e protocol.Event) {
+		select {
+		case ch <- eventMsg{e}:
+		case <-ctx.Done():
+		}
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		err := b.Run(ctx, sid, input, sink)
+		select {
+		case ch <- turnDoneMsg{err}:
+		case <-ctx.Done():
+		}
+	}()
+	return []tea.Cmd{m.spin.Tick}
+}
+
+// handleEvent folds one event of the turn into the Model.
+func (m *Model) handleEvent(ev protocol.Event) {
+	switch ev.Type {
+	case protocol.EventTurnStarted:
+		if m.turnsSeen > 0 && len(m.queued) > 0 {
+			// The core sends the queued messages as one more turn.
+			for _, q := range m.queued {
+				m.print(m.r.user(q))
+			}
+			m.queued = nil
+		}
+		m.turnsSeen++
+		if ev.Model != "" {
+			m.model = ev.Model
+		}
+	case protocol.EventMessageDelta:
+		m.token()
+		m.stream.WriteString(ev.Text)
+	case protocol.EventReasoningDelta:
+		m.token()
+		m.reasoning.WriteString(ev.Text)
+	case protocol.EventMessageCompleted:
+		if ev.Message != nil && ev.Message.Role == protocol.RoleUser {
+			return // printed when it was sent
+		}
+		reasoning := m.reasoning.String()
+		text := ev.Text
+		if ev.Message != nil {
+			if ev.Message.Reasoning != "" {
+				reasoning = ev.Message.Reasoning
+			}
+			if text == "" {
+				text = ev.Message.Content
+			}
+		}
+		if text == "" {
+			text = m.stream.String()
+		}
+		m.print(m.r.reasoning(reasoning))
+		if strings.TrimSpace(text) != "" {
+			m.print(m.r.markdown(text))
+		}
+		m.stream.Reset()
+		m.reasoning.Reset()
+	case protocol.EventToolStarted:
+		m.tools = append(m.tools, &toolCard{id: ev.ToolCallID, name: ev.ToolName, summary: ev.Summary, start: m.now()})
+	case protocol.EventToolOutput:
+		for _, c := range m.tools {
+			if c.id == ev.ToolCallID {
+				lines := strings.Split(strings.TrimRight(clean(ev.Text), "\n"), "\n")
+				c.output = append(c.output, lines...)
+				if n := len(c.output); n > 3 {
+					c.output = c.output[n-3:]
+				}
+			}
+		}
+	case protocol.EventToolCompleted:
+		for i, c := range m.tools {
+			if c.id == ev.ToolCallID {
+				m.tools = append(m.tools[:i], m.tools[i+1:]...)
+				break
+			}
+		}
+		m.print(m.r.toolCard(ev))
+	case protocol.EventPermissionRequested:
+		m.approvals = append(m.approvals, ev)
+	case protocol.EventPermissionResolved:
+		m.dropApproval(ev.RequestID)
+	case protocol.EventUsage:
+		if ev.Usage != nil {
+			m.turnUsage.Add(*ev.Usage)
+			m.total.Add(*ev.Usage)
+		}
+		if ev.ContextPercent > 0 {
+			m.ctxPercent = ev.ContextPercent
+		}
+		if ev.CostUSD != nil {
+			m.cost += *ev.CostUSD
+			m.costKnown = true
+		}
+	case protocol.EventTodoUpdated:
+		m.todos = ev.Todos
+		m.print(m.todoList())
+	case protocol.EventWarning, protocol.EventHookWarning:
+		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
+	case protocol.EventRetry:
+		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
+			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))
+	case protocol.EventTurnCompleted:
+		if ev.ContextPercent > 0 {
+			m.ctxPercent = ev.ContextPercent
+		}
+	}
+}
+
+// token notes the first token of the turn.
+func (m *Model) token() {
+	if !m.gotToken {
+		m.gotToken = true
+		m.firstToken = m.now().Sub(m.turnStart)
+	}
+	m.retry = ""
+}
+
+func (m *Model) dropApproval(id string) {
+	for i, a := range m.approvals {
+		if a.RequestID == id {
+			m.approvals = append(m.approvals[:i], m.approvals[i+1:]...)
+			if i == 0 {
+				m.feedback = false
+			}
+			return
+		}
+	}
+}
+
+// turnDone prints how the turn ended and what it cost.
+func (m *Model) turnDone(err error) []tea.Cmd {
+	m.busy = false
+	if s := strings.TrimSpace(m.reasoning.String()); s != "" {
+		m.print(m.r.reasoning(s))
+	}
+	if s := m.stream.String(); strings.TrimSpace(s) != "" {
+		m.print(m.r.wrap(clean(s)))
+	}
+	m.stream.Reset()
+	m.reasoning.Reset()
+	for _, c := range m.tools {
+		m.print(m.th.fail.Render("✗ ") + clean(oneLine(c.summary, m.width-10)) + m.th.dim.Render(" (interrupted)"))
+	}
+	if m.feedback {
+		m.input.Reset()
+	}
+	m.tools, m.approvals, m.feedback, m.retry = nil, nil, false, ""
+	tele := m.telemetry()
+	switch {
+	case err == nil:
+		m.print(m.th.dim.Render(tele))
+	case errors.Is(err, context.Canceled):
+		m.print(m.th.warn.Render("Cancelled.") + m.th.dim.Render(" "+tele))
+	default:
+		m.print(m.th.fail.Render("Request failed: "+clean(err.Error())),
+			"The session is still active. Try again or type /help.")
+	}
+	if len(m.queued) > 0 && err == nil {
+		// Queued just as the turn ended: send it now.
+		for _, q := range m.queued {
+			m.print(m.r.user(q))
+		}
+		m.queued = nil
+		return m.startTurn("")
+	}
+	return nil
+}
+
+// telemetry describes the turn just ended.
+func (m *Model) telemetry() string {
+	parts := []string{}
+	if m.gotToken {
+		parts = append(parts, "first token "+duration(m.firstToken))
+	}
+	parts = append(parts, "took "+duration(m.now().Sub(m.turnStart)))
+	parts = append(parts, fmt.Sprintf("↑%s ↓%s", tokens(m.turnUsage.InputTokens), tokens(m.turnUsage.OutputTokens)))
+	return "  " + strings.Join(parts, " · ")
+}

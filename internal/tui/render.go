@@ -1,0 +1,304 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/termsafe"
+)
+
+// Limits of what a tool card shows; the model sees the whole result.
+const (
+	previewLines   = 4
+	diffLines      = 40
+	reasoningLines = 6
+)
+
+// clean makes untrusted text safe and measurable: escape sequences and
+// control characters neutralised, tabs expanded, carriage returns dropped.
+func clean(s string) string {
+	s = termsafe.Sanitize(s)
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\t", "    ")
+}
+
+// renderer turns finished things into the text printed to the scrollback.
+// It is owned by the Model and used from its goroutine only.
+type renderer struct {
+	th    theme
+	width int
+	md    *glamour.TermRenderer
+	mdW   int
+}
+
+// wrap hard-wraps every line of s (already clean) to the width.
+func (r *renderer) wrap(s string) string {
+	return ansi.Wrap(s, max(r.width, 10), " ")
+}
+
+// markdown renders a finished assistant message. A glamour failure falls
+// back to the wrapped plain text.
+func (r *renderer) markdown(text string) string {
+	text = clean(text)
+	w := max(r.width-2, 20)
+	if r.md == nil || r.mdW != w {
+		md, err := glamour.NewTermRenderer(glamour.WithStandardStyle(r.th.glamourStyle), glamour.WithWordWrap(w))
+		if err != nil {
+			return r.wrap(text)
+		}
+		r.md, r.mdW = md, w
+	}
+	out, err := r.md.Render(text)
+	if err != nil {
+		return r.wrap(text)
+	}
+	return trimRight(strings.Trim(out, "\n"))
+}
+
+// padding matches the spaces glamour pads lines with, before any trailing
+// escape sequences.
+var padding = regexp.MustCompile(`[ ]+((?:\x1b\[[0-9;]*m)*)$`)
+
+// trimRight drops the padding at the end of every line, so that copying
+// from the scrollback gives the text and narrow terminals do not wrap.
+func trimRight(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = padding.ReplaceAllString(l, "$1")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// user renders a message the user sent.
+func (r *renderer) user(text string) string {
+	lines := strings.Split(clean(text), "\n")
+	for i, l := range lines {
+		p := "  "
+		if i == 0 {
+			p = "› "
+		}
+		lines[i] = r.th.user.Render(ansi.Wrap(p+l, max(r.width, 10), " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// reasoning renders the model's reasoning dimmed, collapsed to its first
+// lines.
+func (r *renderer) reasoning(text string) string {
+	text = strings.TrimSpace(clean(text))
+	if text == "" {
+		return ""
+	}
+	lines := strings.Split(r.wrap(text), "\n")
+	more := len(lines) - reasoningLines
+	if more > 0 {
+		lines = append(lines[:reasoningLines], fmt.Sprintf("… %d more lines of reasoning", more))
+	}
+	for i, l := range lines {
+		lines[i] = r.th.dim.Render("┊ " + l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// toolCard renders a finished tool call: its status, summary and duration,
+// a short preview of the result, and the diff of an edit.
+func (r *renderer) toolCard(ev protocol.Event) string {
+	ok := ev.OK == nil || *ev.OK
+	mark := r.th.ok.Render("✓")
+	if !ok {
+		mark = r.th.fail.Render("✗")
+	}
+	summary := clean(ev.Summary)
+	if summary == "" {
+		summary = clean(ev.ToolName)
+	}
+	head := mark + " " + r.th.bold.Render(oneLine(summary, r.width-14)) + r.th.dim.Render(" "+duration(time.Duration(ev.DurationMS)*time.Millisecond))
+	var b strings.Builder
+	b.WriteString(head)
+	content := ""
+	if ev.Message != nil {
+		content = ev.Message.Content
+	}
+	if d := extractDiff(content); ok && d != "" && isEditTool(ev.ToolName) {
+		b.WriteString("\n")
+		b.WriteString(r.diff(d))
+		return b.String()
+	}
+	preview := ev.Preview
+	if preview == "" {
+		preview = content
+	}
+	if p := r.preview(preview); p != "" {
+		b.WriteString("\n")
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// preview renders the first lines of a result, indented and dimmed.
+func (r *renderer) preview(s string) string {
+	s = strings.TrimRight(clean(s), "\n ")
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	more := len(lines) - previewLines
+	if more > 0 {
+		lines = lines[:previewLines]
+	}
+	for i, l := range lines {
+		lines[i] = r.th.dim.Render("  │ " + ansi.Truncate(l, max(r.width-4, 8), "…"))
+	}
+	if more > 0 {
+		lines = append(lines, r.th.dim.Render(fmt.Sprintf("  │ … %d more lines", more)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// diff colours a unified diff, cut to diffLines lines.
+func (r *renderer) diff(d string) string {
+	lines := strings.Split(strings.TrimRight(clean(d), "\n"), "\n")
+	more := len(lines) - diffLines
+	if more > 0 {
+		lines = lines[:diffLines]
+	}
+	w := max(r.width-4, 8)
+	for i, l := range lines {
+		l = ansi.Truncate(l, w, "…")
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			l = r.th.bold.Render(l)
+		case strings.HasPrefix(l, "+"):
+			l = r.th.add.Render(l)
+		case strings.HasPrefix(l, "-"):
+			l = r.th.del.Render(l)
+		case strings.HasPrefix(l, "@@"):
+			l = r.th.hunk.Render(l)
+		}
+		lines[i] = "    " + l
+	}
+	if more > 0 {
+		lines = append(lines, r.th.dim.Render(fmt.Sprintf("    … %d more lines", more)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// history renders a stored transcript: user messages, answers as
+// Markdown, tool results as short cards. System messages are skipped.
+func (r *renderer) history(msgs []protocol.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		switch m.Role {
+		case protocol.RoleUser:
+			out = append(out, r.user(m.Content))
+		case protocol.RoleAssistant:
+			if s := r.reasoning(m.Reasoning); s != "" {
+				out = append(out, s)
+			}
+			if strings.TrimSpace(m.Content) != "" {
+				out = append(out, r.markdown(m.Content))
+			}
+		case protocol.RoleTool:
+			ok := !m.IsError
+			ev := protocol.Event{ToolName: m.ToolName, Summary: m.ToolName, OK: &ok, Message: &m}
+			out = append(out, r.toolCard(ev))
+		}
+	}
+	return out
+}
+
+// isEditTool reports whether a tool's result carries a diff of its change.
+func isEditTool(name string) bool {
+	switch name {
+	case "edit_file", "write_file", "apply_patch":
+		return true
+	}
+	return false
+}
+
+// extractDiff returns the unified diff in a tool result: from its first
+// "--- " line on, or "" if there is none.
+func extractDiff(s string) string {
+	if strings.HasPrefix(s, "--- ") {
+		return s
+	}
+	if i := strings.Index(s, "\n--- "); i >= 0 {
+		return s[i+1:]
+	}
+	return ""
+}
+
+// approvalDetail returns the exact thing an approval is about: the command
+// to run, the change as a diff-like listing, or the arguments.
+func approvalDetail(tool string, args json.RawMessage) string {
+	var a map[string]any
+	if json.Unmarshal(args, &a) != nil {
+		return string(args)
+	}
+	str := func(k string) string { s, _ := a[k].(string); return s }
+	switch {
+	case str("command") != "":
+		return "$ " + str("command")
+	case str("patch") != "":
+		return str("patch")
+	case tool == "edit_file":
+		var b strings.Builder
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n", str("path"), str("path"))
+		for _, l := range strings.Split(str("old_string"), "\n") {
+			b.WriteString("-" + l + "\n")
+		}
+		for _, l := range strings.Split(str("new_string"), "\n") {
+			b.WriteString("+" + l + "\n")
+		}
+		return b.String()
+	case tool == "write_file":
+		var b strings.Builder
+		fmt.Fprintf(&b, "+++ %s\n", str("path"))
+		for _, l := range strings.Split(str("content"), "\n") {
+			b.WriteString("+" + l + "\n")
+		}
+		return b.String()
+	}
+	pretty, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return string(args)
+	}
+	return string(pretty)
+}
+
+// oneLine returns the first line of s cut to w cells.
+func oneLine(s string, w int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return ansi.Truncate(s, max(w, 8), "…")
+}
+
+// duration formats a duration the way the UI shows it: 850ms, 2.1s, 1m05s.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// tokens formats a token count compactly: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}

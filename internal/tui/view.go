@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// maxLiveBytes bounds how much of a streaming message the live area wraps
+// per frame: only its tail is visible, so the cost per delta does not grow
+// with the length of the answer (or of the session).
+const maxLiveBytes = 16 << 10
+
+// View renders the live area: what is in progress, the input box and the
+// status line. Everything finished has been printed above it already.
+func (m *Model) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
+	var top, bottom []string
+	if m.picking {
+		top = append(top, m.pickerView()...)
+	}
+	for _, c := range m.tools {
+		line := m.th.accent.Render(m.spin.View()) + " " + m.th.bold.Render(oneLine(clean(c.summary), m.width-14)) +
+			m.th.dim.Render(" "+duration(m.now().Sub(c.start).Truncate(100*time.Millisecond)))
+		top = append(top, line)
+		for _, o := range c.output {
+			top = append(top, m.th.dim.Render("  │ "+ansi.Truncate(o, max(m.width-4, 8), "…")))
+		}
+	}
+	if len(m.approvals) > 0 {
+		bottom = append(bottom, m.approvalView()...)
+	}
+	for _, q := range m.queued {
+		bottom = append(bottom, m.th.dim.Render(oneLine("⏸ queued: "+clean(q), m.width)))
+	}
+	if m.busy && len(m.tools) == 0 && len(m.approvals) == 0 {
+		label := "Working…"
+		if m.retry != "" {
+			label = m.retry
+		}
+		bottom = append(bottom, m.th.accent.Render(m.spin.View())+" "+m.th.dim.Render(oneLine(label+"  (Esc to cancel)", m.width-2)))
+	}
+	if m.feedback {
+		bottom = append(bottom, m.th.bold.Render("Tell the model what to do instead (Enter sends, Esc goes back):"))
+	}
+	bottom = append(bottom, m.input.View())
+	bottom = append(bottom, m.statusLine())
+
+	room := m.height - 1 - len(top) - countLines(bottom)
+	stream := m.streamTail(room)
+	lines := append(top, stream...)
+	lines = append(lines, bottom...)
+	return tea.NewView(strings.Join(lines, "\n"))
+}
+
+func countLines(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		n += strings.Count(p, "\n") + 1
+	}
+	return n
+}
+
+// streamTail returns the last lines of the reasoning and message streaming
+// in, at most room of them.
+func (m *Model) streamTail(room int) []string {
+	if room <= 0 {
+		return nil
+	}
+	var lines []string
+	tail := func(s string) string {
+		if len(s) > maxLiveBytes {
+			s = s[len(s)-maxLiveBytes:]
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				s = s[i+1:]
+			}
+		}
+		return s
+	}
+	if r := m.reasoning.String(); r != "" && m.stream.Len() == 0 {
+		for _, l := range strings.Split(m.r.wrap(clean(strings.TrimSpace(tail(r)))), "\n") {
+			lines = append(lines, m.th.dim.Render("┊ "+l))
+		}
+	}
+	if s := m.stream.String(); s != "" {
+		lines = append(lines, strings.Split(m.r.wrap(clean(strings.TrimRight(tail(s), "\n"))), "\n")...)
+	}
+	if len(lines) > room {
+		lines = lines[len(lines)-room:]
+	}
+	return lines
+}
+
+// approvalView shows the first pending approval: what, why, the exact
+// command or change, and the keys.
+func (m *Model) approvalView() []string {
+	a := m.approvals[0]
+	w := max(m.width-2, 10)
+	out := []string{m.th.warn.Render("╭ Allow " + oneLine(clean(a.ToolName), w-10) + "?")}
+	bar := m.th.warn.Render("│ ")
+	out = append(out, bar+m.th.bold.Render(oneLine(clean(a.Summary), w)))
+	detail := strings.Split(strings.TrimRight(clean(approvalDetail(a.ToolName, a.Arguments)), "\n"), "\n")
+	limit := max(m.height/3, 3)
+	more := len(detail) - limit
+	if more > 0 {
+		detail = detail[:limit]
+	}
+	for _, l := range detail {
+		l = ansi.Truncate(l, w, "…")
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			l = m.th.add.Render(l)
+		case strings.HasPrefix(l, "-"):
+			l = m.th.del.Render(l)
+		}
+		out = append(out, bar+l)
+	}
+	if more > 0 {
+		out = append(out, bar+m.th.dim.Render(fmt.Sprintf("… %d more lines", more)))
+	}
+	if a.Error != "" {
+		out = append(out, bar+m.th.dim.Render(oneLine("why: "+clean(a.Error), w-5)))
+	}
+	keys := "[y] yes  [s] this session  [a] always  [n] no  [f] no, with feedback"
+	if m.width < 70 {
+		keys = "y once · s session · a always · n no · f feedback"
+	}
+	out = append(out, m.th.warn.Render("╰ ")+m.th.bold.Render(keys))
+	if a.Text != "" {
+		out = append(out, m.th.dim.Render(oneLine("  always saves the rule "+clean(a.Text), w)))
+	}
+	if n := len(m.approvals) - 1; n > 0 {
+		out = append(out, m.th.dim.Render(fmt.Sprintf("  %d more waiting", n)))
+	}
+	return out
+}
+
+// pickerView lists sessions to resume.
+func (m *Model) pickerView() []string {
+	out := []string{m.th.bold.Render("Resume a session (↑/↓, Enter; Esc closes)")}
+	start := max(0, m.pick-7)
+	for i := start; i < len(m.picks) && i < start+8; i++ {
+		line := oneLine(sessionLine(m.picks[i]), m.width-3)
+		if i == m.pick {
+			out = append(out, m.th.accent.Render("› "+line))
+		} else {
+			out = append(out, "  "+line)
+		}
+	}
+	return out
+}
+
+// statusLine shows the model, the mode, context use, tokens, cost and the
+// session, cut to the width.
+func (m *Model) statusLine() string {
+	parts := []string{clean(m.model), m.mode}
+	if m.ctxPercent > 0 {
+		parts = append(parts, fmt.Sprintf("ctx %.0f%%", m.ctxPercent))
+	}
+	parts = append(parts, fmt.Sprintf("turn ↑%s ↓%s", tokens(m.turnUsage.InputTokens), tokens(m.turnUsage.OutputTokens)),
+		fmt.Sprintf("total ↑%s ↓%s", tokens(m.total.InputTokens), tokens(m.total.OutputTokens)))
+	if m.costKnown {
+		parts = append(parts, fmt.Sprintf("$%.4f", m.cost))
+	}
+	parts = append(parts, m.sess.ID)
+	return m.th.status.Render(ansi.Truncate(strings.Join(parts, " · "), max(m.width-1, 10), "…"))
+}

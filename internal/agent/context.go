@@ -107,7 +107,14 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	}
 	m := t.core.opts.Catalog(t.model.ID)
 	overhead := outputReserve(m) + t.specTokens(specs)
-	cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: m.ContextWindow,
+	// Estimates are corrected by what the provider reported for earlier
+	// requests: the window is scaled by the observed ratio.
+	cal := t.core.calibrator(t.model.ID)
+	window := m.ContextWindow
+	if r := cal.Ratio(); r > 0 {
+		window = int(float64(window) / r)
+	}
+	cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: window,
 		Threshold: t.core.opts.CompactThreshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
 	dropped := false
 	if due {
@@ -133,10 +140,20 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 		view, _ = compact.DropOldest(view, m.ContextWindow-overhead, est, note)
 	}
 	t.view = t.view[:0]
+	t.viewEstimate = t.specTokens(specs)
 	for i := range view {
 		t.view = append(t.view, toLLM(&view[i]))
+		t.viewEstimate += est(&view[i])
 	}
 	return nil
+}
+
+// observe feeds the provider's count of a request's prompt tokens to the
+// model's calibrator.
+func (t *turn) observe(u llm.Usage) {
+	if t.contextOn() && t.viewEstimate > 0 && u.InputTokens > 0 {
+		t.core.calibrator(t.model.ID).Observe(t.viewEstimate, int(u.InputTokens))
+	}
 }
 
 // specTokens estimates the tool schemas sent with every request, once.

@@ -97,6 +97,23 @@ type Core struct {
 	// waiters are the turns of this process waiting for an answer, by
 	// approval id.
 	waiters map[string]chan ResolveRequest
+	// calibrators correct token estimates by model, from reported usage.
+	calibrators map[string]*catalog.Calibrator
+}
+
+// calibrator returns the model's token estimate calibrator.
+func (c *Core) calibrator(model string) *catalog.Calibrator {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calibrators == nil {
+		c.calibrators = make(map[string]*catalog.Calibrator)
+	}
+	cal, ok := c.calibrators[model]
+	if !ok {
+		cal = &catalog.Calibrator{}
+		c.calibrators[model] = cal
+	}
+	return cal
 }
 
 // New returns a Core.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
@@ -426,5 +427,23 @@ func TestTurnTelemetry(t *testing.T) {
 	}
 	if done.ModelMS <= 0 || done.FirstTokenMS <= 0 || done.DurationMS < done.ModelMS || done.Usage == nil || done.Usage.InputTokens == 0 {
 		t.Errorf("turn.completed telemetry %+v", done)
+	}
+}
+
+func TestCalibratorLearnsFromUsage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{Catalog: func(string) catalog.Model { return catalog.Lookup("x/unknown", nil) }})
+	// The provider reports twice the prompt tokens mx-claw estimates.
+	f.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{PromptTokens: req.Size / 2, CompletionTokens: 1}}
+	})
+	s := f.session()
+	for range 3 {
+		if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "hello"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := f.core.calibrator("fake/m").Ratio(); r < 1.2 {
+		t.Errorf("calibration ratio %.2f after reports of about twice the estimate", r)
 	}
 }

@@ -296,6 +296,7 @@ type turn struct {
 	records       []compact.Record
 	pinned        int
 	specsEstimate int
+	viewEstimate  int // estimated prompt tokens of the last request
 
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
@@ -579,6 +580,7 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		}
 	}
 	if resp.HasUsage {
+		t.observe(resp.Usage)
 		u := protocol.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 			CachedTokens: resp.Usage.CachedTokens, ReasoningTokens: resp.Usage.ReasoningTokens}
 		msg.Usage = &u

@@ -1422,3 +1422,29 @@ func TestLoopDetected(t *testing.T) {
 		t.Errorf("%d requests, want 5", got)
 	}
 }
+
+func TestSessionBudgetFromConfig(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"gw","budget":{"maxSessionCostUsd":0.03},
+		"providers":{"gw":{"kind":"custom","baseURL":%q,"model":"gpt-4o","models":["gpt-4o"],"requiresApiKey":false}}}`, e.srv.URL())
+	e.writeHome("config.json", cfg)
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		// $0.025 per answer at gpt-4o prices.
+		return llmtest.Reply{Text: "ok", Usage: &llmtest.Usage{PromptTokens: 10000, CompletionTokens: 1}}
+	})
+	if r := e.run("", "run", "one"); r.code != 0 {
+		t.Fatalf("first turn: exit %d: %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--continue", "two"); r.code != 0 {
+		t.Fatalf("second turn: exit %d: %s", r.code, r.stderr)
+	}
+	r := e.run("", "run", "--continue", "three")
+	if r.code != 3 || !strings.Contains(r.stderr, "session cost") {
+		t.Fatalf("third turn: exit %d, %q; want 3 naming the session budget", r.code, r.stderr)
+	}
+	list := e.run("", "sessions", "list", "--json")
+	if !strings.Contains(list.stdout, `"costUsd": 0.05`) {
+		t.Errorf("session cost not stored: %s", list.stdout)
+	}
+}

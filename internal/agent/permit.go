@@ -283,6 +283,8 @@ type ResolveRequest struct {
 	// OnAsk says what to do when a later call of the resumed turn needs
 	// approval.
 	OnAsk AskPolicy
+	// Budget caps the resumed turn.
+	Budget Budget
 }
 
 // ErrNoPendingApproval is returned by Resolve for a request that is not
@@ -313,7 +315,7 @@ func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protoc
 	if err := checkAnswer(req); err != nil {
 		return err
 	}
-	setup := turnSetup{sessionID: req.SessionID, maxIter: req.MaxIterations, onAsk: req.OnAsk, turnID: a.TurnID}
+	setup := turnSetup{sessionID: req.SessionID, maxIter: req.MaxIterations, onAsk: req.OnAsk, turnID: a.TurnID, budget: req.Budget}
 	if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.resume(a, req) }); err != nil {
 		return err
 	}

@@ -40,9 +40,13 @@ type TurnRequest struct {
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
 // emitted; at 100 % the turn stops between steps with a *BudgetError.
 type Budget struct {
+	// Per turn (a run).
 	MaxTokens   int64
 	MaxCostUSD  float64
 	MaxDuration time.Duration
+	// Per session, over all its turns.
+	MaxSessionTokens  int64
+	MaxSessionCostUSD float64
 }
 
 // SubmitTurn runs a turn and yields its events in order, ending with the
@@ -506,6 +510,12 @@ func (t *turn) checkBudget() error {
 	if b.MaxDuration > 0 {
 		gauges = append(gauges, gauge{"time", time.Since(t.start).Seconds(), b.MaxDuration.Seconds(), secs})
 	}
+	if b.MaxSessionTokens > 0 {
+		gauges = append(gauges, gauge{"session tokens", float64(t.sess.Usage.InputTokens + t.sess.Usage.OutputTokens), float64(b.MaxSessionTokens), tokens})
+	}
+	if b.MaxSessionCostUSD > 0 {
+		gauges = append(gauges, gauge{"session cost", t.sess.CostUSD, b.MaxSessionCostUSD, usd})
+	}
 	for _, g := range gauges {
 		if g.used >= g.limit {
 			return &BudgetError{What: g.what, Used: g.format(g.used), Limit: g.format(g.limit)}
@@ -599,8 +609,11 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 				ue.CostUSD = &usd
 				t.cost += usd
 				t.costKnown = true
+				t.sess.CostUSD += usd
 			}
 			t.contextPercent = ue.ContextPercent
+			t.sess.ContextPercent = ue.ContextPercent
+			t.sessDirty = true
 		}
 		evs = append(evs, ue)
 	}

@@ -189,7 +189,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,
-		Budget:        agent.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxBudgetUSD, MaxDuration: f.maxTime},
+		Budget:        budget(cfg, f),
 	}, printer.Handle)
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }
@@ -270,4 +270,24 @@ func workspaceDir(cwd string) (string, error) {
 		return "", usagef("workspace %s is not a directory", abs)
 	}
 	return real, nil
+}
+
+// budget is the run's budget: the config's, with the flags over the
+// per-run caps.
+func budget(cfg *config.Config, f runFlags) agent.Budget {
+	b := agent.Budget{MaxTokens: cfg.Budget.MaxTokens, MaxCostUSD: cfg.Budget.MaxCostUSD,
+		MaxSessionTokens: cfg.Budget.MaxSessionTokens, MaxSessionCostUSD: cfg.Budget.MaxSessionCostUSD}
+	if d, err := time.ParseDuration(cfg.Budget.MaxTime); err == nil {
+		b.MaxDuration = d
+	}
+	if f.maxTokens > 0 {
+		b.MaxTokens = f.maxTokens
+	}
+	if f.maxBudgetUSD > 0 {
+		b.MaxCostUSD = f.maxBudgetUSD
+	}
+	if f.maxTime > 0 {
+		b.MaxDuration = f.maxTime
+	}
+	return b
 }

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // CurrentVersion is the config format version this mx-claw reads and writes.
@@ -53,6 +54,8 @@ type Config struct {
 	// CompactThreshold is the share of a model's context window above which
 	// the conversation is compacted before a request; 0 means 0.8.
 	CompactThreshold float64 `json:"compactThreshold,omitempty"`
+	// Budget caps what a run and a session may spend.
+	Budget Budget `json:"budget,omitzero"`
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
@@ -72,6 +75,16 @@ type ModelSettings struct {
 	InputPrice       *float64 `json:"inputPrice,omitempty"`
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
+}
+
+// Budget is the default spending cap of runs and sessions; zero fields
+// are no cap. Flags of a run override the per-run ones.
+type Budget struct {
+	MaxTokens         int64   `json:"maxTokens,omitempty"`
+	MaxCostUSD        float64 `json:"maxCostUsd,omitempty"`
+	MaxTime           string  `json:"maxTime,omitempty"` // a Go duration, e.g. "10m"
+	MaxSessionTokens  int64   `json:"maxSessionTokens,omitempty"`
+	MaxSessionCostUSD float64 `json:"maxSessionCostUsd,omitempty"`
 }
 
 // Builtins returns the providers mx-claw knows without any configuration.
@@ -134,6 +147,15 @@ func Load(home string) (*Config, error) {
 	c.MaxIterations = f.MaxIterations
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
+	c.Budget = f.Budget
+	if f.Budget.MaxTime != "" {
+		if d, err := time.ParseDuration(f.Budget.MaxTime); err != nil || d < 0 {
+			return nil, fmt.Errorf("config %s: budget.maxTime %q is not a duration like \"10m\"", path, f.Budget.MaxTime)
+		}
+	}
+	if f.Budget.MaxTokens < 0 || f.Budget.MaxCostUSD < 0 || f.Budget.MaxSessionTokens < 0 || f.Budget.MaxSessionCostUSD < 0 {
+		return nil, fmt.Errorf("config %s: budget values must not be negative", path)
+	}
 	if c.CompactThreshold < 0 || c.CompactThreshold >= 1 {
 		return nil, fmt.Errorf("config %s: compactThreshold %v must be between 0 and 1", path, c.CompactThreshold)
 	}
@@ -171,7 +193,7 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
-		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p

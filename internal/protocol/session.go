@@ -32,6 +32,11 @@ type Session struct {
 	Usage Usage `json:"usage"`
 	// MessageCount is the number of stored messages.
 	MessageCount int64 `json:"messageCount"`
+	// CostUSD is the session's estimated cost so far; 0 while unknown.
+	CostUSD float64 `json:"costUsd,omitempty"`
+	// ContextPercent is how much of the model's context window the
+	// session's latest request used.
+	ContextPercent float64 `json:"contextPercent,omitempty"`
 }
 
 // Lease is the right of one owner to advance a session, until it expires.

@@ -13,7 +13,7 @@ import (
 
 const sessionColumns = `id, title, workspace, model, status, parent_id, last_error,
 input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-message_count, created_at, updated_at`
+message_count, created_at, updated_at, cost_usd, context_percent`
 
 // CreateSession stores a new session. s.ID must be set. Zero CreatedAt and
 // UpdatedAt become now and an empty Status becomes idle; the times in s are
@@ -39,10 +39,10 @@ func (s *SQLite) createSessionTx(ctx context.Context, tx *sql.Tx, sess *protocol
 	}
 	u := sess.Usage
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
 		sess.ID, sess.Title, sess.Workspace, sess.Model, string(status), sess.ParentID, sess.LastError,
 		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
-		ms(created), ms(updated))
+		ms(created), ms(updated), sess.CostUSD, sess.ContextPercent)
 	if err != nil {
 		return created, updated, status, fmt.Errorf("create session %s: %w", sess.ID, err)
 	}
@@ -108,11 +108,11 @@ func (s *SQLite) updateSessionTx(ctx context.Context, tx *sql.Tx, sess *protocol
 	u := sess.Usage
 	err = tx.QueryRowContext(ctx, `UPDATE sessions SET title = ?, model = ?, status = ?,
 last_error = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?,
-reasoning_tokens = ?, updated_at = ?
+reasoning_tokens = ?, updated_at = ?, cost_usd = ?, context_percent = ?
 WHERE id = ? RETURNING message_count, created_at`,
 		sess.Title, sess.Model, string(sess.Status), sess.LastError,
 		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
-		ms(updated), sess.ID).Scan(&count, &created)
+		ms(updated), sess.CostUSD, sess.ContextPercent, sess.ID).Scan(&count, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return updated, 0, 0, fmt.Errorf("update session: session %s: %w", sess.ID, ErrNotFound)
 	}
@@ -131,7 +131,7 @@ func scanSession(r rowScanner) (protocol.Session, error) {
 	err := r.Scan(&sess.ID, &sess.Title, &sess.Workspace, &sess.Model, &status,
 		&sess.ParentID, &sess.LastError,
 		&sess.Usage.InputTokens, &sess.Usage.OutputTokens, &sess.Usage.CachedTokens,
-		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated)
+		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated, &sess.CostUSD, &sess.ContextPercent)
 	if err != nil {
 		return protocol.Session{}, err
 	}

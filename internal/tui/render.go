@@ -3,13 +3,12 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mx-claw/mx-claw/internal/mdterm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/termsafe"
 )
@@ -34,8 +33,6 @@ func clean(s string) string {
 type renderer struct {
 	th    theme
 	width int
-	md    *glamour.TermRenderer
-	mdW   int
 }
 
 // wrap hard-wraps every line of s (already clean) to the width.
@@ -43,35 +40,16 @@ func (r *renderer) wrap(s string) string {
 	return ansi.Wrap(s, max(r.width, 10), " ")
 }
 
-// markdown renders a finished assistant message. A glamour failure falls
-// back to the wrapped plain text.
+// markdown renders a finished assistant message, wrapped to the width less
+// two columns, after a margin of two (code blocks keep their long lines).
 func (r *renderer) markdown(text string) string {
-	text = clean(text)
 	w := max(r.width-2, 20)
-	if r.md == nil || r.mdW != w {
-		md, err := glamour.NewTermRenderer(glamour.WithStandardStyle(r.th.glamourStyle), glamour.WithWordWrap(w))
-		if err != nil {
-			return r.wrap(text)
-		}
-		r.md, r.mdW = md, w
-	}
-	out, err := r.md.Render(text)
-	if err != nil {
-		return r.wrap(text)
-	}
-	return trimRight(strings.Trim(out, "\n"))
-}
-
-// padding matches the spaces glamour pads lines with, before any trailing
-// escape sequences.
-var padding = regexp.MustCompile(`[ ]+((?:\x1b\[[0-9;]*m)*)$`)
-
-// trimRight drops the padding at the end of every line, so that copying
-// from the scrollback gives the text and narrow terminals do not wrap.
-func trimRight(s string) string {
-	lines := strings.Split(s, "\n")
+	out := mdterm.Render(clean(text), w-2, r.th.md)
+	lines := strings.Split(strings.Trim(out, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = padding.ReplaceAllString(l, "$1")
+		if l != "" {
+			lines[i] = "  " + l
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -4,6 +4,8 @@ import (
 	"image/color"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/mx-claw/mx-claw/internal/mdterm"
 )
 
 // theme holds the styles of the UI. With NO_COLOR every style is plain
@@ -11,7 +13,7 @@ import (
 type theme struct {
 	user, dim, bold, ok, fail, warn, accent lipgloss.Style
 	add, del, hunk, status, prompt          lipgloss.Style
-	glamourStyle                            string
+	md                                      mdterm.Style
 }
 
 func newTheme(noColor bool) theme {
@@ -21,7 +23,7 @@ func newTheme(noColor bool) theme {
 			user: s().Bold(true), dim: s().Faint(true), bold: s().Bold(true),
 			ok: s(), fail: s().Bold(true), warn: s().Bold(true), accent: s().Bold(true),
 			add: s(), del: s(), hunk: s(), status: s().Faint(true), prompt: s().Bold(true),
-			glamourStyle: "dark", // the program strips the colours
+			md: mdterm.MonoStyle(),
 		}
 	}
 	c := func(n string) color.Color { return lipgloss.Color(n) }
@@ -39,6 +41,6 @@ func newTheme(noColor bool) theme {
 		status: s().Foreground(c("8")),
 		prompt: s().Foreground(c("12")).Bold(true),
 
-		glamourStyle: "dark",
+		md: mdterm.DefaultStyle(),
 	}
 }

@@ -233,6 +233,8 @@ func TestViewGolden(t *testing.T) {
 			h.clock = h.clock.Add(2 * time.Second)
 			h.send(turnDoneMsg{})
 		}},
+		{"markdown", 80, 40, markdownAnswer},
+		{"markdown-60", 60, 40, markdownAnswer},
 		{"approval", 80, 24, approval},
 		{"approval-60", 60, 24, approval},
 		{"failed", 80, 24, func(h *harness) {
@@ -261,6 +263,17 @@ func TestViewGolden(t *testing.T) {
 			golden(t, c.name, s)
 		})
 	}
+}
+
+// richMarkdown is an answer using most of the Markdown models write.
+const richMarkdown = "## Summary\n\nI renamed **old** to `new` in *two* files and ran the tests; see [the guide](https://go.dev/doc/effective_go) for the naming rules.\n\n1. Edited `main.go`:\n   - renamed the function\n   - updated its callers, which took a while because there were many of them\n2. Ran `go test ./...`\n\n> Note: the public API did not change.\n\n```go\nfunc new() {} // was old\n```\n\n| File | Lines |\n|------|------:|\n| main.go | 3 |\n| main_test.go | 12 |"
+
+func markdownAnswer(h *harness) {
+	h.typeLine("rename old to new")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted, Model: "fake/fake-model"})
+	h.event(protocol.Event{Type: protocol.EventMessageCompleted, Text: richMarkdown,
+		Message: &protocol.Message{Role: protocol.RoleAssistant, Content: richMarkdown}})
+	h.send(turnDoneMsg{})
 }
 
 func approval(h *harness) {

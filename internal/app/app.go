@@ -40,8 +40,9 @@ type App struct {
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
 
-	opts        Options
-	agentsCache memory.Cache
+	opts          Options
+	agentsCache   memory.Cache
+	settingsCache map[string]cachedSettings // by path; guarded by mu
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey

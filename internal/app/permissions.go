@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -17,11 +18,7 @@ import (
 // workspace. A malformed settings file is an error naming it: the turn
 // does not start with rules silently ignored.
 func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
-	user, err := permission.LoadSettings(permission.UserSettingsPath(a.Home))
-	if err != nil {
-		return nil, err
-	}
-	project, err := permission.LoadSettings(permission.ProjectSettingsPath(sess.Workspace))
+	user, project, err := a.settings(sess.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +77,7 @@ func UserHome() string {
 // a cloned repository must not run commands on its own say-so.
 func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Runner, error) {
 	var configs []*hooks.Config
-	user, err := permission.LoadSettings(permission.UserSettingsPath(a.Home))
+	user, project, err := a.settings(sess.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -90,10 +87,6 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 			return nil, err
 		}
 		configs = append(configs, c)
-	}
-	project, err := permission.LoadSettings(permission.ProjectSettingsPath(sess.Workspace))
-	if err != nil {
-		return nil, err
 	}
 	if raw, ok := project.Other["hooks"]; ok {
 		trusted, err := a.Trusted(ctx, sess.Workspace)
@@ -112,4 +105,51 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 		return nil, nil
 	}
 	return &hooks.Runner{Config: hooks.Merge(configs...)}, nil
+}
+
+// settings loads the user's and the workspace's settings files. Both the
+// permission policy and the hooks of a turn come from them, so they are
+// read once per file version: a file is read again only when its size or
+// modification time changed.
+func (a *App) settings(workspace string) (user, project *permission.Settings, err error) {
+	if user, err = a.loadSettings(permission.UserSettingsPath(a.Home)); err != nil {
+		return nil, nil, err
+	}
+	if project, err = a.loadSettings(permission.ProjectSettingsPath(workspace)); err != nil {
+		return nil, nil, err
+	}
+	return user, project, nil
+}
+
+// cachedSettings is a settings file as last read.
+type cachedSettings struct {
+	modTime  time.Time
+	size     int64
+	exists   bool
+	settings *permission.Settings
+}
+
+func (a *App) loadSettings(path string) (*permission.Settings, error) {
+	var key cachedSettings
+	if fi, err := os.Stat(path); err == nil {
+		key = cachedSettings{modTime: fi.ModTime(), size: fi.Size(), exists: true}
+	}
+	a.mu.Lock()
+	c, ok := a.settingsCache[path]
+	a.mu.Unlock()
+	if ok && c.exists == key.exists && c.size == key.size && c.modTime.Equal(key.modTime) {
+		return c.settings, nil
+	}
+	s, err := permission.LoadSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	key.settings = s
+	a.mu.Lock()
+	if a.settingsCache == nil {
+		a.settingsCache = make(map[string]cachedSettings)
+	}
+	a.settingsCache[path] = key
+	a.mu.Unlock()
+	return s, nil
 }

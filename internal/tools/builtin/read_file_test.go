@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -238,3 +240,48 @@ func TestReadFileRecordsRead(t *testing.T) {
 type touched struct{ os.FileInfo }
 
 func (f touched) ModTime() time.Time { return f.FileInfo.ModTime().Add(time.Hour) }
+
+func TestReadFileAndGrepOn50MB(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("50 MB file: skipped with -short")
+	}
+	env, root := newEnv(t)
+	f, err := os.Create(filepath.Join(root, "big.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 99) + "\n"
+	chunk := strings.Repeat(line, 10000) // 1 MB
+	for i := 0; i < 50; i++ {
+		if i == 37 {
+			f.WriteString("the needle is here\n")
+		}
+		f.WriteString(chunk)
+	}
+	f.Close()
+
+	res, err := newReadFile().Run(context.Background(), env, json.RawMessage(`{"path":"big.log"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) > 300<<10 || !strings.Contains(res.Content, "Call read_file with offset") {
+		t.Errorf("read of a 50 MB file: %d bytes, tail %q", len(res.Content), res.Content[max(0, len(res.Content)-200):])
+	}
+	res, err = newReadFile().Run(context.Background(), env, json.RawMessage(`{"path":"big.log","offset":370001,"limit":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content, "370001\tthe needle is here") {
+		t.Errorf("offset read deep into the file: %q", res.Content)
+	}
+	g := newGrep()
+	g.rg = ""
+	res, err = g.Run(context.Background(), env, json.RawMessage(`{"pattern":"needle"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content, "big.log:370001:the needle is here") {
+		t.Errorf("grep in a 50 MB file: %q", res.Content)
+	}
+}

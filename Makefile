@@ -4,6 +4,9 @@ BIN ?= bin/mx-claw
 
 .PHONY: build install test test-deps bench vet
 
+# The binary is always cgo-free; only the race detector run of `make test`
+# builds test binaries with cgo (the race detector needs it).
+
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/mx-claw
 
@@ -24,6 +27,9 @@ vet:
 
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
+	@if command -v gcc >/dev/null 2>&1; then \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/; \
+	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/agent/ ./internal/llm/... ./internal/store/

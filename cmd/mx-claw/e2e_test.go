@@ -1448,3 +1448,20 @@ func TestSessionBudgetFromConfig(t *testing.T) {
 		t.Errorf("session cost not stored: %s", list.stdout)
 	}
 }
+
+func TestCorruptDatabaseIsReportedAndKept(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Text("never"))
+	garbage := "this is not a database, but it is the user's file\n"
+	e.writeHome("mx-claw.db", garbage)
+	r := e.run("", "run", "hi")
+	if r.code == 0 || !strings.Contains(r.stderr, "mx-claw.db") || !strings.Contains(r.stderr, "move it away") {
+		t.Errorf("exit %d, stderr %q: want a failure naming the file and what to do", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.home, "mx-claw.db")); string(got) != garbage {
+		t.Errorf("the database file was changed to %q", got)
+	}
+	if n := len(e.srv.ChatRequests()); n != 0 {
+		t.Errorf("%d requests with a corrupt store", n)
+	}
+}

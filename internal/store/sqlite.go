@@ -231,7 +231,7 @@ func dsn(path string, kv ...string) string {
 // file and, if SQLite found no database there, wraps ErrNotDatabase.
 func openError(path string, err error) error {
 	if code, ok := sqliteCode(err); ok && (code&0xff == sqlite3.SQLITE_NOTADB || code&0xff == sqlite3.SQLITE_CORRUPT) {
-		return fmt.Errorf("open store %s: %w: %w", path, ErrNotDatabase, err)
+		return fmt.Errorf("open store %s: %w: %w; the file was left as it is: restore it from a backup, or move it away to start with an empty store", path, ErrNotDatabase, err)
 	}
 	return fmt.Errorf("open store %s: %w", path, err)
 }

@@ -1,8 +1,5 @@
 package catalog
 
-// unknown marks a price the table does not know.
-const unknown = -1
-
 // entry is one row of the built-in table. Prices are USD per million tokens,
 // or unknown.
 type entry struct {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -26,7 +25,7 @@ func BenchmarkGrep(b *testing.B) {
 	big := b.TempDir()
 	writeBigTree(b, big, 5, 20<<20)
 	trees := []struct{ name, root string }{
-		{"goroot", filepath.Join(runtime.GOROOT(), "src")},
+		{"goroot", filepath.Join(goroot(), "src")},
 		{"big", big},
 	}
 	patterns := []struct{ name, pattern string }{

@@ -365,11 +365,13 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 			stored = append(stored, e)
 		}
 	}
-	b := store.Batch{Messages: msgs, Events: stored}
-	if t.sessDirty {
-		b.UpdateSession = t.sess
-	}
-	if len(stored) > 0 || len(msgs) > 0 || b.UpdateSession != nil {
+	// Deltas alone are never stored; a changed session rides along with
+	// the next stored record.
+	if len(stored) > 0 || len(msgs) > 0 {
+		b := store.Batch{Messages: msgs, Events: stored}
+		if t.sessDirty {
+			b.UpdateSession = t.sess
+		}
 		// Decisions and file versions recorded since the last batch
 		// travel with this one.
 		b.Audit, b.Files = t.takeAudit(), t.core.takeUnsaved(t.sess.ID)

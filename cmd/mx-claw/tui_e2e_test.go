@@ -188,3 +188,75 @@ func TestTUIRefusesWithoutTerminal(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and a hint to use mx-claw run", r.code, r.stderr)
 	}
 }
+
+func TestTUICompact(t *testing.T) {
+	e := newEnv(t)
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return llmtest.Text("SUMMARY of the talk")
+		}
+		return llmtest.Text("plain answer")
+	})
+	p := e.startTUI()
+	p.typeLine("/compact")
+	p.waitFor("Nothing to compact yet.", 20*time.Second)
+	p.typeLine("first question")
+	p.waitFor("plain answer", 20*time.Second)
+	p.typeLine("/compact focus on the API")
+	s := p.waitFor("the model now sees a summary.", 20*time.Second)
+	if !strings.Contains(s, "Compacted 2 messages") {
+		t.Errorf("screen lacks the count of compacted messages:\n%s", s)
+	}
+	reqs := e.srv.ChatRequests()
+	last := reqs[len(reqs)-1]
+	var text string
+	for _, m := range last.Chat.Messages {
+		text += m.Content
+	}
+	if len(last.Chat.Tools) != 0 || !strings.Contains(text, "focus on the API") {
+		t.Errorf("the last request is not the summary request with the instructions")
+	}
+	p.typeLine("second question")
+	p.waitFor("› second question", 20*time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(p.screen(), "plain answer") < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	reqs = e.srv.ChatRequests()
+	var view string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		view += m.Content + "\n"
+	}
+	if !strings.Contains(view, "SUMMARY of the talk") {
+		t.Errorf("the request after /compact lacks the summary:\n%s", view)
+	}
+	p.keys("C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+}
+
+// TestTUIFirstAnswerLeavesNoStaleFrame prints a first answer taller than
+// the screen: the live area that was showing must not stay behind in the
+// scrollback, and no line of the answer may be lost.
+func TestTUIFirstAnswerLeavesNoStaleFrame(t *testing.T) {
+	var answer strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&answer, "answer line %02d\n\n", i)
+	}
+	e := newEnv(t, llmtest.Reply{Text: answer.String(), ChunkDelay: 20 * time.Millisecond, Pieces: 10})
+	p := e.startTUI()
+	p.typeLine("tell me a lot")
+	p.waitFor("took", 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	s := p.screen()
+	if n := strings.Count(s, "Ask mx-claw"); n != 1 {
+		t.Errorf("the input prompt shows %d times, want once:\n%s", n, s)
+	}
+	for i := 1; i <= 30; i++ {
+		if want := fmt.Sprintf("answer line %02d", i); strings.Count(s, want) != 1 {
+			t.Errorf("%q shows %d times, want once", want, strings.Count(s, want))
+		}
+	}
+	if t.Failed() {
+		t.Logf("screen:\n%s", s)
+	}
+}

@@ -111,6 +111,16 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait}, sink)
 }
 
+// Compact summarises the session's older messages now (/compact); false
+// and no error means there was nothing to compact yet.
+func (b *Backend) Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) (bool, error) {
+	err := b.a.Core.Compact(ctx, sessionID, instructions, sink)
+	if errors.Is(err, agent.ErrNothingToCompact) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // Enqueue queues a message for the session's running turn.
 func (b *Backend) Enqueue(ctx context.Context, sessionID, input string) error {
 	_, err := b.a.Core.Enqueue(ctx, sessionID, input, nil)

@@ -9,8 +9,9 @@ import (
 // Backend is what the UI needs from mx-claw. internal/app implements it on
 // a wired App; a client of a running server could implement it too.
 //
-// Run is called from a goroutine of its own and blocks for the whole turn;
-// Answer, Cancel and Enqueue are called meanwhile from other goroutines.
+// Run and Compact are called from a goroutine of their own and block for
+// the whole turn; Answer, Cancel and Enqueue are called meanwhile from
+// other goroutines.
 // The sinks are called from one goroutine at a time and must not block for
 // long.
 type Backend interface {
@@ -48,4 +49,9 @@ type Backend interface {
 	// the status) for the session and returns what it printed and the
 	// session's model afterwards.
 	ModelCommand(ctx context.Context, sessionID string, args []string) (out, model string, err error)
+	// Compact summarises the session's older messages now (/compact),
+	// following the optional instructions, reporting events (among them
+	// the compaction event) to sink. It returns false and no error when
+	// there is nothing to compact yet.
+	Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) (bool, error)
 }

@@ -22,6 +22,7 @@ var slashCommands = []slashCommand{
 	{"/resume", "ID", "resume a session"},
 	{"/model", "[status|list|use P M|ID|…]", "show or change the session's model"},
 	{"/permissions", "", "show the permission mode and rules"},
+	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/todo", "", "show the model's task list"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/clear", "", "clear the screen"},
@@ -82,6 +83,11 @@ func (m *Model) command(text string) []tea.Cmd {
 			out, model, err := b.ModelCommand(ctx, sid, args)
 			return modelMsg{out: out, model: model, err: err}
 		}}
+	case "/compact":
+		if busyRefusal() {
+			return nil
+		}
+		return m.startCompact(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), name)))
 	case "/permissions":
 		return []tea.Cmd{func() tea.Msg {
 			lines, err := b.Permissions(ctx, sid)

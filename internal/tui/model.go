@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
@@ -42,6 +43,11 @@ type (
 	eventMsg struct{ ev protocol.Event }
 	// turnDoneMsg says Backend.Run returned.
 	turnDoneMsg struct{ err error }
+	// compactDoneMsg says Backend.Compact returned.
+	compactDoneMsg struct {
+		done bool
+		err  error
+	}
 	// printedMsg says the last print reached the scrollback.
 	printedMsg struct{}
 	// noticeMsg prints a line (the result of a background command).
@@ -116,6 +122,8 @@ type Model struct {
 	queued     []string
 	todos      []protocol.Todo
 	retry      string
+	compacting bool // the turn is a /compact
+	compacted  int  // messages the compaction summarised, -1 if unknown
 
 	// Usage.
 	turnUsage, total protocol.Usage
@@ -132,7 +140,10 @@ type Model struct {
 	// is on its way (prints go one at a time to keep their order).
 	out      []string
 	printing bool
-	onPrint  func(string) // tests
+	// views are the heights of the live areas rendered lately, for
+	// telling how tall the one on the screen may be (see takePrintable).
+	views   []viewHeight
+	onPrint func(string) // tests
 
 	ctrlCAt  time.Time
 	quitting bool
@@ -243,14 +254,86 @@ func (m *Model) flush() tea.Cmd {
 	if m.printing || len(m.out) == 0 {
 		return nil
 	}
-	text := strings.Join(m.out, "\n")
-	m.out = nil
 	if m.onPrint != nil {
+		text := strings.Join(m.out, "\n")
+		m.out = nil
 		m.onPrint(text)
 		return nil
 	}
+	text := m.takePrintable()
 	m.printing = true
 	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// viewHeight is the height of a live area and when it was rendered.
+type viewHeight struct {
+	at   time.Time
+	rows int
+}
+
+// flushWindow is longer than the renderer takes to put the latest live
+// area on the screen (it redraws at 60 frames a second).
+const flushWindow = 150 * time.Millisecond
+
+// noteView records the height of a live area just rendered.
+func (m *Model) noteView(rows int) {
+	m.pruneViews()
+	m.views = append(m.views, viewHeight{time.Now(), rows})
+}
+
+// pruneViews keeps the views of the last flushWindow and the last one
+// before it: any of them may be the one on the screen.
+func (m *Model) pruneViews() {
+	now, i := time.Now(), 0
+	for i < len(m.views)-1 && now.Sub(m.views[i+1].at) > flushWindow {
+		i++
+	}
+	m.views = m.views[i:]
+}
+
+// liveRows is how tall the live area on the screen may be.
+func (m *Model) liveRows() int {
+	m.pruneViews()
+	rows := 0
+	for _, v := range m.views {
+		rows = max(rows, v.rows)
+	}
+	return rows
+}
+
+// takePrintable takes from the queued lines as many as fit above the live
+// area in one print.
+//
+// Bubble Tea's inline renderer prints above the live area by scrolling the
+// screen up by the printed rows and then moving the cursor up to the top
+// of the live area to insert them there. The cursor cannot move above the
+// top of the screen, so when the printed rows and the live area together
+// are taller than the screen the live area has been scrolled into the
+// scrollback, where it can no longer be erased: a stale copy of it (the
+// input box and the status line) stays above the printed text, and rows
+// of the text are lost. Printing at most height − live-area rows at a time
+// avoids that.
+func (m *Model) takePrintable() string {
+	lines := strings.Split(strings.Join(m.out, "\n"), "\n")
+	room := max(m.height-m.liveRows(), 1)
+	rows, n := 0, 0
+	for n < len(lines) {
+		r := 1
+		if w := ansi.StringWidth(lines[n]); m.width > 0 && w > m.width {
+			r += w / m.width
+		}
+		if n > 0 && rows+r > room {
+			break
+		}
+		rows += r
+		n++
+	}
+	if n == len(lines) {
+		m.out = nil
+	} else {
+		m.out = []string{strings.Join(lines[n:], "\n")}
+	}
+	return strings.Join(lines[:n], "\n")
 }
 
 // Update handles a message.
@@ -285,6 +368,8 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 		return []tea.Cmd{m.listen()}
 	case turnDoneMsg:
 		return append(m.turnDone(msg.err), m.listen())
+	case compactDoneMsg:
+		return append(m.compactDone(msg), m.listen())
 	case queuedMsg:
 		if msg.err != nil {
 			m.print(m.th.fail.Render("Could not queue the message: " + clean(msg.err.Error())))
@@ -352,6 +437,57 @@ func (m *Model) startTurn(input string) []tea.Cmd {
 		}
 	}()
 	return []tea.Cmd{m.spin.Tick}
+}
+
+// startCompact runs /compact as a turn: the live area shows it going on
+// and messages typed meanwhile are queued.
+func (m *Model) startCompact(instructions string) []tea.Cmd {
+	m.busy, m.compacting, m.compacted = true, true, 0
+	m.turnStart = m.now()
+	m.retry = ""
+	ctx, b, sid, ch := m.ctx, m.backend, m.sess.ID, m.events
+	sink := func(e protocol.Event) {
+		select {
+		case ch <- eventMsg{e}:
+		case <-ctx.Done():
+		}
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		done, err := b.Compact(ctx, sid, instructions, sink)
+		select {
+		case ch <- compactDoneMsg{done: done, err: err}:
+		case <-ctx.Done():
+		}
+	}()
+	return []tea.Cmd{m.spin.Tick}
+}
+
+// compactDone prints how /compact ended, then sends what was queued
+// meanwhile.
+func (m *Model) compactDone(msg compactDoneMsg) []tea.Cmd {
+	m.busy, m.compacting, m.retry = false, false, ""
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.print(m.th.warn.Render("Cancelled."))
+	case msg.err != nil:
+		m.print(m.th.fail.Render("Request failed: " + clean(msg.err.Error())))
+	case !msg.done:
+		m.print(m.th.dim.Render("Nothing to compact yet."))
+	case m.compacted > 0:
+		m.print(m.th.ok.Render("✓ ") + fmt.Sprintf("Compacted %d messages; the model now sees a summary.", m.compacted))
+	default:
+		m.print(m.th.ok.Render("✓ ") + "Compacted the older messages; the model now sees a summary.")
+	}
+	if len(m.queued) > 0 && msg.err == nil {
+		for _, q := range m.queued {
+			m.print(m.r.user(q))
+		}
+		m.queued = nil
+		return m.startTurn("")
+	}
+	return nil
 }
 
 // handleEvent folds one event of the turn into the Model.
@@ -442,6 +578,12 @@ func (m *Model) handleEvent(ev protocol.Event) {
 	case protocol.EventRetry:
 		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
 			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))
+	case protocol.EventCompaction:
+		m.compacted = -1
+		var n int
+		if _, err := fmt.Sscanf(ev.Text, "compacted %d messages", &n); err == nil {
+			m.compacted = n
+		}
 	case protocol.EventTurnCompleted:
 		if ev.ContextPercent > 0 {
 			m.ctxPercent = ev.ContextPercent

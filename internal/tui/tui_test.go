@@ -28,6 +28,7 @@ type fakeBackend struct {
 	answers  []protocol.ResolveApproval
 	queued   []string
 	runs     []string
+	compacts []string
 	cancels  int
 	sessions []protocol.Session
 }
@@ -48,6 +49,13 @@ func (f *fakeBackend) Run(ctx context.Context, _, input string, _ func(protocol.
 	f.mu.Unlock()
 	<-ctx.Done()
 	return ctx.Err()
+}
+func (f *fakeBackend) Compact(ctx context.Context, _, instructions string, _ func(protocol.Event)) (bool, error) {
+	f.mu.Lock()
+	f.compacts = append(f.compacts, instructions)
+	f.mu.Unlock()
+	<-ctx.Done()
+	return false, ctx.Err()
 }
 func (f *fakeBackend) Enqueue(_ context.Context, _, input string) error {
 	f.mu.Lock()
@@ -241,6 +249,15 @@ func TestViewGolden(t *testing.T) {
 			h.typeLine("hi")
 			h.send(turnDoneMsg{err: errors.New("provider: 500 internal error")})
 		}},
+		{"compacting", 80, 24, func(h *harness) {
+			h.typeLine("/compact keep the API notes")
+		}},
+		{"compacted", 80, 24, func(h *harness) {
+			h.typeLine("/compact")
+			h.event(protocol.Event{Type: protocol.EventCompaction, Compaction: &protocol.Compaction{Summary: "the summary"},
+				Text: "compacted 4 messages (about 120 tokens) into a summary"})
+			h.send(compactDoneMsg{done: true})
+		}},
 		{"queued", 80, 24, func(h *harness) {
 			h.typeLine("first")
 			h.event(protocol.Event{Type: protocol.EventTurnStarted})
@@ -415,5 +432,44 @@ func TestSlashCommands(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+func TestCompactCommand(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("/compact   keep the API notes ")
+	if !strings.Contains(h.screen(), "Compacting…") {
+		t.Fatalf("no progress shown:\n%s", h.screen())
+	}
+	var got []string
+	for deadline := time.Now().Add(2 * time.Second); len(got) == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		h.b.mu.Lock()
+		got = h.b.compacts
+		h.b.mu.Unlock()
+	}
+	if len(got) != 1 || got[0] != "keep the API notes" {
+		t.Fatalf("Compact called with %q", got)
+	}
+	h.typeLine("/new")
+	if !strings.Contains(h.screen(), "/new is not available while a turn runs") {
+		t.Errorf("a command ran during the compaction:\n%s", h.screen())
+	}
+	h.send(compactDoneMsg{})
+	if s := h.screen(); !strings.Contains(s, "Nothing to compact yet.") || strings.Contains(s, "Compacting…") {
+		t.Errorf("nothing-to-compact not shown:\n%s", s)
+	}
+	h.typeLine("/compact")
+	h.send(compactDoneMsg{err: errors.New("provider: 500 internal error")})
+	if s := h.screen(); !strings.Contains(s, "Request failed: provider: 500 internal error") {
+		t.Errorf("failure not shown:\n%s", s)
+	}
+	h.m.input.SetValue("/comp")
+	h.key("tab")
+	if got := h.m.input.Value(); got != "/compact " {
+		t.Errorf("completed to %q", got)
+	}
+	h.typeLine("/help")
+	if !strings.Contains(h.screen(), "/compact") {
+		t.Errorf("/help lacks /compact")
 	}
 }

@@ -40,6 +40,9 @@ func (m *Model) View() tea.View {
 	}
 	if m.busy && len(m.tools) == 0 && len(m.approvals) == 0 {
 		label := "Working…"
+		if m.compacting {
+			label = "Compacting…"
+		}
 		if m.retry != "" {
 			label = m.retry
 		}
@@ -55,7 +58,9 @@ func (m *Model) View() tea.View {
 	stream := m.streamTail(room)
 	lines := append(top, stream...)
 	lines = append(lines, bottom...)
-	return tea.NewView(strings.Join(lines, "\n"))
+	content := strings.Join(lines, "\n")
+	m.noteView(strings.Count(content, "\n") + 1)
+	return tea.NewView(content)
 }
 
 func countLines(parts []string) int {

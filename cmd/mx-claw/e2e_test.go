@@ -1465,3 +1465,57 @@ func TestCorruptDatabaseIsReportedAndKept(t *testing.T) {
 		t.Errorf("%d requests with a corrupt store", n)
 	}
 }
+
+func TestCompactionFailureFallsBackAndPreCompactHookRuns(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const window = 16000
+	marker := filepath.Join(e.home, "precompact-ran")
+	e.writeHome("settings.json", fmt.Sprintf(`{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"cat > %s"}]}]}}`, marker))
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","maxIterations":100,
+		"modelSettings":{"fake/fake-model":{"contextWindow":%d,"maxOutputTokens":1000}},
+		"providers":{"fake":{"kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"requiresApiKey":false}}}`, window, e.srv.URL())
+	e.writeHome("config.json", cfg)
+	var lines []string
+	for i := 0; i < 400; i++ {
+		lines = append(lines, fmt.Sprintf("line %03d of a long file that the model reads piece by piece", i))
+	}
+	e.writeWS("big.txt", strings.Join(lines, "\n")+"\n")
+	main := 0
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return llmtest.Reply{Status: 400, Body: `{"error":{"message":"summaries are broken today"}}`}
+		}
+		main++
+		if main > 40 {
+			return llmtest.Text("done")
+		}
+		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"big.txt","offset":%d,"limit":25}`, (main*5)%370+1))
+	})
+	r := e.run("", "run", "--json", "Read big.txt. Keep going.")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	warned := 0
+	for _, ev := range r.events(t) {
+		if ev.Type == protocol.EventWarning && strings.Contains(ev.Text, "compaction failed") {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings that compaction failed, want 1 (no new attempt on every step)", warned)
+	}
+	for i, req := range e.srv.ChatRequests() {
+		if len(req.Chat.Tools) == 0 {
+			continue
+		}
+		if req.Size > window*4 {
+			t.Errorf("request %d is %d bytes: the fallback did not keep the view within the window", i, req.Size)
+		}
+		checkPairs(t, i, req.Chat.Messages)
+	}
+	data, err := os.ReadFile(marker)
+	if err != nil || !strings.Contains(string(data), `"hook_event_name":"PreCompact"`) || !strings.Contains(string(data), `"trigger":"auto"`) {
+		t.Errorf("PreCompact hook input: %q, %v", data, err)
+	}
+}

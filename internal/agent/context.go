@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/compact"
@@ -39,9 +40,18 @@ func (t *turn) loadContext(history []protocol.Message) error {
 	if !t.contextOn() {
 		return nil
 	}
+	// Each stored message is estimated once per process: later turns of
+	// the session take the estimates from the Core's cache.
 	t.counts = make([]int, len(history))
+	cache := t.core.estimates(t.sess.ID)
 	for i := range history {
-		t.counts[i] = catalog.EstimateMessage(&history[i])
+		m := &history[i]
+		n, ok := cache.get(m.Seq)
+		if !ok {
+			n = catalog.EstimateMessage(m)
+			cache.put(m.Seq, n)
+		}
+		t.counts[i] = n
 	}
 	stored, err := t.core.opts.Store.Compactions(t.bg, t.sess.ID)
 	if err != nil {
@@ -69,9 +79,40 @@ func (t *turn) remember(msgs []*protocol.Message) {
 	for _, m := range msgs {
 		t.history = append(t.history, *m)
 		if t.contextOn() {
-			t.counts = append(t.counts, catalog.EstimateMessage(m))
+			n := catalog.EstimateMessage(m)
+			t.counts = append(t.counts, n)
+			t.core.estimates(t.sess.ID).put(m.Seq, n)
 		}
 	}
+}
+
+// estimateCache keeps the token estimates of a session's stored messages
+// by Seq. It is safe for concurrent use.
+type estimateCache struct {
+	mu    sync.Mutex
+	bySeq map[int64]int
+}
+
+func (c *estimateCache) get(seq int64) (int, bool) {
+	if seq <= 0 {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.bySeq[seq]
+	return n, ok
+}
+
+func (c *estimateCache) put(seq int64, n int) {
+	if seq <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bySeq == nil {
+		c.bySeq = make(map[int64]int)
+	}
+	c.bySeq[seq] = n
 }
 
 func (t *turn) latest() *compact.Record {
@@ -117,7 +158,12 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: window,
 		Threshold: t.core.opts.CompactThreshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
 	dropped := false
-	if due {
+	switch {
+	case due && t.compactFailed:
+		// Summarising failed earlier in this turn: do not ask again on
+		// every step; keep dropping old turns from the view instead.
+		dropped = true
+	case due:
 		if err := t.compact(cut, m, compact.TriggerAuto, ""); err != nil {
 			if t.ctx.Err() != nil {
 				return t.ctx.Err()
@@ -126,6 +172,7 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 			// from the view, and say so.
 			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
 				Text: "compaction failed (" + err.Error() + "); dropping the oldest turns from the model's view instead"})
+			t.compactFailed = true
 			dropped = true
 		}
 	}

@@ -99,6 +99,23 @@ type Core struct {
 	waiters map[string]chan ResolveRequest
 	// calibrators correct token estimates by model, from reported usage.
 	calibrators map[string]*catalog.Calibrator
+	// estimateCaches keep each session's per-message token estimates.
+	estimateCaches map[string]*estimateCache
+}
+
+// estimates returns the session's cache of per-message token estimates.
+func (c *Core) estimates(sessionID string) *estimateCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.estimateCaches == nil {
+		c.estimateCaches = make(map[string]*estimateCache)
+	}
+	e, ok := c.estimateCaches[sessionID]
+	if !ok {
+		e = &estimateCache{}
+		c.estimateCaches[sessionID] = e
+	}
+	return e
 }
 
 // calibrator returns the model's token estimate calibrator.

@@ -300,7 +300,8 @@ type turn struct {
 	records       []compact.Record
 	pinned        int
 	specsEstimate int
-	viewEstimate  int // estimated prompt tokens of the last request
+	viewEstimate  int  // estimated prompt tokens of the last request
+	compactFailed bool // a summary failed in this turn: drop old turns instead
 
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
@@ -173,4 +174,16 @@ func (a *App) model(id string) catalog.Model {
 		}
 	}
 	return catalog.Lookup(id, over)
+}
+
+// Budget is the configured budget of a turn and of a session (config
+// "budget"); front ends without their own flags use it as it is.
+func (a *App) Budget() agent.Budget {
+	c := a.Config.Budget
+	b := agent.Budget{MaxTokens: c.MaxTokens, MaxCostUSD: c.MaxCostUSD,
+		MaxSessionTokens: c.MaxSessionTokens, MaxSessionCostUSD: c.MaxSessionCostUSD}
+	if d, err := time.ParseDuration(c.MaxTime); err == nil {
+		b.MaxDuration = d
+	}
+	return b
 }

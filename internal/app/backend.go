@@ -108,7 +108,8 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 	b.mu.Lock()
 	model := b.model
 	b.mu.Unlock()
-	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait}, sink)
+	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait,
+		Budget: b.a.Budget()}, sink)
 }
 
 // Compact summarises the session's older messages now (/compact); false

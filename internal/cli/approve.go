@@ -93,7 +93,7 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 	err = a.Core.Resolve(ctx, agent.ResolveRequest{
 		SessionID: sessionID, RequestID: requestID, Approve: approve, Scope: scope,
 		Feedback: f.message, Rule: f.rule, MaxIterations: f.maxIterations, OnAsk: onAsk,
-		Budget: budget(cfg, runFlags{}),
+		Budget: a.Budget(),
 	}, printer.Handle)
 	if err != nil && !approve && f.message == "" {
 		fmt.Fprintln(stdio.Err, "Tip: --message tells the model why and what to do instead.")

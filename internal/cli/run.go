@@ -189,7 +189,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,
-		Budget:        budget(cfg, f),
+		Budget:        budget(a, f),
 	}, printer.Handle)
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }
@@ -274,12 +274,8 @@ func workspaceDir(cwd string) (string, error) {
 
 // budget is the run's budget: the config's, with the flags over the
 // per-run caps.
-func budget(cfg *config.Config, f runFlags) agent.Budget {
-	b := agent.Budget{MaxTokens: cfg.Budget.MaxTokens, MaxCostUSD: cfg.Budget.MaxCostUSD,
-		MaxSessionTokens: cfg.Budget.MaxSessionTokens, MaxSessionCostUSD: cfg.Budget.MaxSessionCostUSD}
-	if d, err := time.ParseDuration(cfg.Budget.MaxTime); err == nil {
-		b.MaxDuration = d
-	}
+func budget(a *app.App, f runFlags) agent.Budget {
+	b := a.Budget()
 	if f.maxTokens > 0 {
 		b.MaxTokens = f.maxTokens
 	}

@@ -12,9 +12,10 @@ BIN_DIR=$(mktemp -d)
 trap 'rm -rf "$BIN_DIR"' EXIT
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$BIN_DIR/mx-claw" "$ROOT/cmd/mx-claw"
 export PATH="$BIN_DIR:$PATH"
-# Each run gets the fake provider as "bench" in its private home; the key
-# travels in MX_CLAW_API_KEY_BENCH, never in the config file.
-export MXCLAW_CMD='mkdir -p "$HOME/.mx-claw" && printf '"'"'{"version":1,"activeProvider":"bench","providers":{"bench":{"kind":"custom","baseURL":"%s","model":"%s","models":["%s"],"requiresApiKey":true,"configured":true}}}'"'"' "$OPENAI_BASE_URL" "$BENCH_MODEL" "$BENCH_MODEL" > "$HOME/.mx-claw/config.json" && MX_CLAW_API_KEY_BENCH="$OPENAI_API_KEY" exec '"$BIN_DIR"'/mx-claw run --yolo --max-iterations 1000 "$BENCH_PROMPT"'
+# The fake provider is "bench" in the run's private home, written on the
+# first (warm-up) run like the peers' config files; the key travels in
+# MX_CLAW_API_KEY_BENCH, never in the config file.
+export MXCLAW_CMD='[ -f "$HOME/.mx-claw/config.json" ] || { mkdir -p "$HOME/.mx-claw" && printf '"'"'{"version":1,"activeProvider":"bench","providers":{"bench":{"kind":"custom","baseURL":"%s","model":"%s","models":["%s"],"requiresApiKey":true,"configured":true}}}'"'"' "$OPENAI_BASE_URL" "$BENCH_MODEL" "$BENCH_MODEL" > "$HOME/.mx-claw/config.json"; } && MX_CLAW_API_KEY_BENCH="$OPENAI_API_KEY" exec '"$BIN_DIR"'/mx-claw run --yolo --max-iterations 1000 "$BENCH_PROMPT"'
 export MXCLAW_VERSION_CMD="$BIN_DIR/mx-claw version"
 export PEERS=${PEERS:-mxclaw}
 exec "$BENCH/run-peers.sh" "$@"

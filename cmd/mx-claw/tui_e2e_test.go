@@ -260,3 +260,64 @@ func TestTUIFirstAnswerLeavesNoStaleFrame(t *testing.T) {
 		t.Logf("screen:\n%s", s)
 	}
 }
+
+// TestTUIMentionAttachesFile sends a message mentioning a workspace file:
+// the model's request carries the file's content.
+func TestTUIMentionAttachesFile(t *testing.T) {
+	e := newEnv(t, llmtest.Text("it prints a greeting"))
+	e.writeWS("main.go", "package main\n\nfunc main() { println(\"mention-marker\") }\n")
+	p := e.startTUI()
+	p.typeLine("explain @main.go")
+	s := p.waitFor("it prints a greeting", 20*time.Second)
+	for _, want := range []string{"› explain @main.go", "attached: main.go (3 lines)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "mention-marker") {
+		t.Errorf("the attached content is shown on the screen:\n%s", s)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) == 0 {
+		t.Fatal("no chat request")
+	}
+	var text string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		text += m.Content + "\n"
+	}
+	if !strings.Contains(text, `<file path="main.go">`) || !strings.Contains(text, `println("mention-marker")`) {
+		t.Errorf("the request lacks the file:\n%s", text)
+	}
+}
+
+// TestTUIModelSwitch picks another model with /model switch: the list
+// marks the current one, and the next turn uses the chosen one.
+func TestTUIModelSwitch(t *testing.T) {
+	e := newEnv(t, llmtest.Text("answered by the other model"))
+	p := e.startTUI()
+	p.typeLine("/model switch")
+	s := p.waitFor("Select a fake model for this session", 20*time.Second)
+	if !strings.Contains(s, "› fake-model · current") || !strings.Contains(s, "other-model") {
+		t.Errorf("the list does not mark the current model:\n%s", s)
+	}
+	p.keys("Down")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("Enter")
+	p.waitFor("Session model: fake/other-model", 20*time.Second)
+	p.typeLine("hello")
+	s = p.waitFor("answered by the other model", 20*time.Second)
+	if !strings.Contains(s, "fake/other-model") {
+		t.Errorf("the status line does not show the new model:\n%s", s)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 1 || reqs[0].Chat.Model != "other-model" {
+		t.Errorf("the turn did not use the chosen model: %d requests", len(reqs))
+	}
+
+	p.typeLine("/model switch")
+	p.waitFor("› other-model · current", 20*time.Second)
+	p.keys("Escape")
+	p.waitFor("Cancelled.", 10*time.Second)
+	p.keys("C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+}

@@ -176,12 +176,13 @@ func (b *Backend) Permissions(ctx context.Context, sessionID string) ([]string, 
 }
 
 // ModelCommand runs a /model command with the same handlers as
-// `mx-claw model`. There is no prompter: commands that need to ask fail
-// with a hint.
-func (b *Backend) ModelCommand(ctx context.Context, sessionID string, args []string) (string, string, error) {
+// `mx-claw model`, asking the user through prompt (the UI's inline
+// prompts). Without a prompter, commands that need to ask fail with a
+// hint.
+func (b *Backend) ModelCommand(ctx context.Context, sessionID string, args []string, prompt modelcmd.Prompter) (string, string, error) {
 	var out bytes.Buffer
 	sess := &uiSession{b: b, id: sessionID}
-	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model"}
+	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model", Prompt: prompt}
 	if sessionID != "" {
 		s, err := b.a.Store.GetSession(ctx, sessionID)
 		if err != nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 
+	"github.com/mx-claw/mx-claw/internal/modelcmd"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -47,8 +48,9 @@ type Backend interface {
 	Permissions(ctx context.Context, sessionID string) ([]string, error)
 	// ModelCommand runs a /model command (args after "/model"; none shows
 	// the status) for the session and returns what it printed and the
-	// session's model afterwards.
-	ModelCommand(ctx context.Context, sessionID string, args []string) (out, model string, err error)
+	// session's model afterwards. The handlers ask the user through
+	// prompt (/model switch, the wizard); it may be nil.
+	ModelCommand(ctx context.Context, sessionID string, args []string, prompt modelcmd.Prompter) (out, model string, err error)
 	// Compact summarises the session's older messages now (/compact),
 	// following the optional instructions, reporting events (among them
 	// the compaction event) to sink. It returns false and no error when

@@ -20,7 +20,7 @@ var slashCommands = []slashCommand{
 	{"/new", "", "start a new session"},
 	{"/sessions", "", "pick a session of this workspace to resume"},
 	{"/resume", "ID", "resume a session"},
-	{"/model", "[status|list|use P M|ID|…]", "show or change the session's model"},
+	{"/model", "[status|list|switch|use P M|ID|…]", "show or change the session's model"},
 	{"/permissions", "", "show the permission mode and rules"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/todo", "", "show the model's task list"},
@@ -79,8 +79,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		if len(args) == 0 {
 			args = []string{"status"}
 		}
+		p := uiPrompter{events: m.events}
 		return []tea.Cmd{func() tea.Msg {
-			out, model, err := b.ModelCommand(ctx, sid, args)
+			out, model, err := b.ModelCommand(ctx, sid, args, p)
 			return modelMsg{out: out, model: model, err: err}
 		}}
 	case "/compact":
@@ -124,6 +125,7 @@ func (m *Model) help() string {
 	}
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
+	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")
 	sb.WriteString("  Esc cancel the turn · Ctrl-C twice or Ctrl-D exit\n")
 	sb.WriteString("  Approvals: y once · s this session · a always · n no · f no, with feedback")
 	return sb.String()

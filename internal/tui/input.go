@@ -2,11 +2,13 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mx-claw/mx-claw/internal/modelcmd"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -23,11 +25,17 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 			return nil
 		}
 		m.ctrlCAt = m.now()
+		if m.prompt != nil {
+			m.closePrompt(promptAnswer{err: modelcmd.ErrCancelled})
+		}
 		m.input.Reset()
 		m.print(m.th.dim.Render("Press Ctrl-C again to exit."))
 		return nil
 	}
 	m.ctrlCAt = time.Time{}
+	if m.prompt != nil {
+		return m.promptKey(k)
+	}
 	if m.picking {
 		return m.pickerKey(s)
 	}
@@ -108,14 +116,17 @@ func (m *Model) submit() []tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.command(text)
 	}
+	send, atts, refused := attachMentions(m.backend.Workspace(), text)
 	if m.busy {
+		m.printAttachments(atts, refused)
 		b, ctx, sid := m.backend, m.ctx, m.sess.ID
 		return []tea.Cmd{func() tea.Msg {
-			return queuedMsg{text: text, err: b.Enqueue(ctx, sid, text)}
+			return queuedMsg{text: text, err: b.Enqueue(ctx, sid, send)}
 		}}
 	}
 	m.print(m.r.user(text))
-	return m.startTurn(text)
+	m.printAttachments(atts, refused)
+	return m.startTurn(send)
 }
 
 // approvalKey answers the approval shown: y once, s for the session, a
@@ -179,6 +190,10 @@ func isContextErr(err error) bool {
 // the longest common prefix of several (which are listed).
 func (m *Model) complete() {
 	v := m.input.Value()
+	if i := lastWord(v); strings.HasPrefix(v[i:], "@") {
+		m.completeMention(v[:i], v[i:])
+		return
+	}
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		return
 	}
@@ -195,15 +210,52 @@ func (m *Model) complete() {
 		m.input.SetValue(matches[0] + " ")
 		return
 	}
-	prefix := matches[0]
-	for _, s := range matches[1:] {
-		for !strings.HasPrefix(s, prefix) {
-			prefix = prefix[:len(prefix)-1]
-		}
-	}
+	prefix := commonPrefix(matches)
 	if prefix != v {
 		m.input.SetValue(prefix)
 		return
 	}
 	m.print(m.th.dim.Render(strings.Join(matches, "  ")))
+}
+
+// completeMention completes the @path word at the end of the input: to
+// the one match (a file is followed by a space), or to the longest common
+// prefix of several (which are listed).
+func (m *Model) completeMention(before, word string) {
+	matches := mentionCandidates(m.backend.Workspace(), word)
+	switch len(matches) {
+	case 0:
+		return
+	case 1:
+		c := matches[0]
+		if !strings.HasSuffix(c, "/") {
+			c += " "
+		}
+		m.input.SetValue(before + c)
+		return
+	}
+	if prefix := commonPrefix(matches); prefix != word {
+		m.input.SetValue(before + prefix)
+		return
+	}
+	names := make([]string, len(matches))
+	for i, c := range matches {
+		names[i] = clean(c)
+	}
+	m.print(m.th.dim.Render(strings.Join(names, "  ")))
+}
+
+// printAttachments notes the files an @path mention attached and those
+// refused.
+func (m *Model) printAttachments(atts []attachment, refused []string) {
+	for _, a := range atts {
+		n := "lines"
+		if a.lines == 1 {
+			n = "line"
+		}
+		m.print(m.th.dim.Render(oneLine(fmt.Sprintf("  attached: %s (%d %s)", clean(a.rel), a.lines, n), m.width)))
+	}
+	for _, r := range refused {
+		m.print(m.th.warn.Render(oneLine("  "+clean(r), m.width)))
+	}
 }

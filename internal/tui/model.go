@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mx-claw/mx-claw/internal/modelcmd"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -130,6 +131,9 @@ type Model struct {
 	ctxPercent       float64
 	cost             float64
 	costKnown        bool
+
+	// prompt is the question a /model handler is asking, if any.
+	prompt *activePrompt
 
 	// Sessions picker.
 	picking bool
@@ -398,13 +402,24 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 		if msg.out != "" {
 			m.print(clean(strings.TrimRight(msg.out, "\n")))
 		}
-		if msg.err != nil {
+		switch {
+		case errors.Is(msg.err, modelcmd.ErrCancelled):
+			m.print(m.th.warn.Render("Cancelled."))
+		case msg.err != nil:
 			m.print(m.th.fail.Render(clean(msg.err.Error())))
 		}
 		if msg.model != "" {
 			m.model = msg.model
 		}
 		return nil
+	case promptMsg:
+		m.showPrompt(msg)
+		return []tea.Cmd{m.listen()}
+	case tea.PasteMsg:
+		if m.prompt != nil {
+			m.prompt.typeText(msg.Content)
+			return nil
+		}
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	}

@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mx-claw/mx-claw/internal/modelcmd"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -79,7 +80,7 @@ func (f *fakeBackend) Mode() string { return "default" }
 func (f *fakeBackend) Permissions(context.Context, string) ([]string, error) {
 	return []string{"mode: default (the default)", "  allow run_command(make:*)  (settings.json)"}, nil
 }
-func (f *fakeBackend) ModelCommand(_ context.Context, _ string, args []string) (string, string, error) {
+func (f *fakeBackend) ModelCommand(_ context.Context, _ string, args []string, _ modelcmd.Prompter) (string, string, error) {
 	return "model: fake/other-model\n", "fake/other-model", nil
 }
 

@@ -48,6 +48,9 @@ func (m *Model) View() tea.View {
 		}
 		bottom = append(bottom, m.th.accent.Render(m.spin.View())+" "+m.th.dim.Render(oneLine(label+"  (Esc to cancel)", m.width-2)))
 	}
+	if m.prompt != nil {
+		bottom = append(bottom, m.promptView()...)
+	}
 	if m.feedback {
 		bottom = append(bottom, m.th.bold.Render("Tell the model what to do instead (Enter sends, Esc goes back):"))
 	}

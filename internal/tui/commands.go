@@ -25,6 +25,7 @@ var slashCommands = []slashCommand{
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/todo", "", "show the model's task list"},
 	{"/cost", "", "show tokens and estimated cost"},
+	{"/reasoning", "", "print the last answer's reasoning in full"},
 	{"/clear", "", "clear the screen"},
 	{"/exit", "", "leave mx-claw (also Ctrl-D, Ctrl-C twice)"},
 }
@@ -102,6 +103,14 @@ func (m *Model) command(text string) []tea.Cmd {
 		}
 	case "/cost":
 		m.print(m.costReport())
+	case "/reasoning":
+		if strings.TrimSpace(m.lastReasoning) == "" {
+			m.print(m.th.dim.Render("No reasoning yet."))
+			return nil
+		}
+		full := m.r
+		full.fullReasoning = true
+		m.print(full.reasoning(m.lastReasoning))
 	default:
 		m.print(m.th.warn.Render(fmt.Sprintf("Unknown command %s; /help lists the commands.", clean(name))))
 	}
@@ -127,6 +136,9 @@ func (m *Model) help() string {
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")
 	sb.WriteString("  Esc cancel the turn · Ctrl-C twice or Ctrl-D exit\n")
+	sb.WriteString("  Ctrl-O reasoning in full or collapsed, live and in answers printed from\n")
+	sb.WriteString("         then on (printed scrollback is not re-rendered; /reasoning prints\n")
+	sb.WriteString("         the last answer's reasoning in full)\n")
 	sb.WriteString("  Approvals: y once · s this session · a always · n no · f no, with feedback")
 	return sb.String()
 }

@@ -33,6 +33,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 		return nil
 	}
 	m.ctrlCAt = time.Time{}
+	if s == "ctrl+o" {
+		m.toggleReasoning()
+		return nil
+	}
 	if m.prompt != nil {
 		return m.promptKey(k)
 	}
@@ -87,6 +91,18 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return []tea.Cmd{cmd}
+}
+
+// toggleReasoning switches between reasoning collapsed to its first lines
+// and reasoning in full, for the live area and what is printed from now
+// on (the scrollback already printed cannot be re-rendered).
+func (m *Model) toggleReasoning() {
+	m.r.fullReasoning = !m.r.fullReasoning
+	if m.r.fullReasoning {
+		m.print(m.th.dim.Render("Reasoning shown in full from now on (Ctrl-O collapses it; /reasoning prints the last answer's)."))
+	} else {
+		m.print(m.th.dim.Render(fmt.Sprintf("Reasoning collapsed to %d lines from now on (Ctrl-O shows it in full).", reasoningLines)))
+	}
 }
 
 // quit ends the program: the running turn is cancelled by the caller's

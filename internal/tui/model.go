@@ -126,6 +126,9 @@ type Model struct {
 	compacting bool // the turn is a /compact
 	compacted  int  // messages the compaction summarised, -1 if unknown
 
+	// lastReasoning is the reasoning of the last answer, for /reasoning.
+	lastReasoning string
+
 	// Usage.
 	turnUsage, total protocol.Usage
 	ctxPercent       float64
@@ -543,6 +546,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		if text == "" {
 			text = m.stream.String()
 		}
+		if strings.TrimSpace(reasoning) != "" {
+			m.lastReasoning = reasoning
+		}
 		m.print(m.r.reasoning(reasoning))
 		if strings.TrimSpace(text) != "" {
 			m.print(m.r.markdown(text))
@@ -631,6 +637,7 @@ func (m *Model) dropApproval(id string) {
 func (m *Model) turnDone(err error) []tea.Cmd {
 	m.busy = false
 	if s := strings.TrimSpace(m.reasoning.String()); s != "" {
+		m.lastReasoning = s
 		m.print(m.r.reasoning(s))
 	}
 	if s := m.stream.String(); strings.TrimSpace(s) != "" {

@@ -33,6 +33,9 @@ func clean(s string) string {
 type renderer struct {
 	th    theme
 	width int
+	// fullReasoning shows reasoning in full instead of its first
+	// reasoningLines lines (toggled with Ctrl-O).
+	fullReasoning bool
 }
 
 // wrap hard-wraps every line of s (already clean) to the width.
@@ -68,7 +71,7 @@ func (r *renderer) user(text string) string {
 }
 
 // reasoning renders the model's reasoning dimmed, collapsed to its first
-// lines.
+// lines unless r.fullReasoning (Ctrl-O) is on.
 func (r *renderer) reasoning(text string) string {
 	text = strings.TrimSpace(clean(text))
 	if text == "" {
@@ -76,8 +79,8 @@ func (r *renderer) reasoning(text string) string {
 	}
 	lines := strings.Split(r.wrap(text), "\n")
 	more := len(lines) - reasoningLines
-	if more > 0 {
-		lines = append(lines[:reasoningLines], fmt.Sprintf("… %d more lines of reasoning", more))
+	if more > 0 && !r.fullReasoning {
+		lines = append(lines[:reasoningLines], fmt.Sprintf("… %d more lines of reasoning (Ctrl-O: in full)", more))
 	}
 	for i, l := range lines {
 		lines[i] = r.th.dim.Render("┊ " + l)

@@ -91,7 +91,12 @@ func (m *Model) streamTail(room int) []string {
 		return s
 	}
 	if r := m.reasoning.String(); r != "" && m.stream.Len() == 0 {
-		for _, l := range strings.Split(m.r.wrap(clean(strings.TrimSpace(tail(r)))), "\n") {
+		rl := strings.Split(m.r.wrap(clean(strings.TrimSpace(tail(r)))), "\n")
+		if more := len(rl) - reasoningLines; more > 0 && !m.r.fullReasoning {
+			// Collapsed: the latest lines only (Ctrl-O shows them all).
+			rl = append([]string{fmt.Sprintf("… %d earlier lines of reasoning (Ctrl-O: in full)", more)}, rl[more:]...)
+		}
+		for _, l := range rl {
 			lines = append(lines, m.th.dim.Render("┊ "+l))
 		}
 	}

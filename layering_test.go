@@ -51,6 +51,7 @@ func TestLayering(t *testing.T) {
 		{"internal/secret", none},
 		{"internal/memory", none},
 		{"internal/mdterm", none},
+		{"internal/testutil", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},

@@ -1218,6 +1218,23 @@ func TestApproveWithEditedRule(t *testing.T) {
 	}
 }
 
+// newSmallWindowEnv is an env whose model has a small context window, so
+// that a session of a few dozen steps must compact, and whose workspace
+// holds big.txt, a 400-line file to read piece by piece.
+func newSmallWindowEnv(t *testing.T, window int) *env {
+	t.Helper()
+	e := newEnv(t)
+	e.writeHome("config.json", fmt.Sprintf(`{"version":1,"activeProvider":"fake","maxIterations":100,
+		"modelSettings":{"fake/fake-model":{"contextWindow":%d,"maxOutputTokens":1000}},
+		"providers":{"fake":{"kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"requiresApiKey":false}}}`, window, e.srv.URL()))
+	var lines []string
+	for i := 0; i < 400; i++ {
+		lines = append(lines, fmt.Sprintf("line %03d of a long file that the model reads piece by piece", i))
+	}
+	e.writeWS("big.txt", strings.Join(lines, "\n")+"\n")
+	return e
+}
+
 // checkPairs fails if a request's messages split an assistant's tool calls
 // from their results.
 func checkPairs(t *testing.T, i int, msgs []llmtest.ChatMessage) {
@@ -1241,17 +1258,8 @@ func checkPairs(t *testing.T, i int, msgs []llmtest.ChatMessage) {
 
 func TestCompactionKeepsLedgerAndPairs(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	const window, steps = 16000, 60
-	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","maxIterations":100,
-		"modelSettings":{"fake/fake-model":{"contextWindow":%d,"maxOutputTokens":1000}},
-		"providers":{"fake":{"kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"requiresApiKey":false}}}`, window, e.srv.URL())
-	e.writeHome("config.json", cfg)
-	var lines []string
-	for i := 0; i < 400; i++ {
-		lines = append(lines, fmt.Sprintf("line %03d of a long file that the model reads piece by piece", i))
-	}
-	e.writeWS("big.txt", strings.Join(lines, "\n")+"\n")
+	e := newSmallWindowEnv(t, window)
 	main := 0
 	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
 		if len(req.Chat.Tools) == 0 {
@@ -1468,19 +1476,10 @@ func TestCorruptDatabaseIsReportedAndKept(t *testing.T) {
 
 func TestCompactionFailureFallsBackAndPreCompactHookRuns(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	const window = 16000
+	e := newSmallWindowEnv(t, window)
 	marker := filepath.Join(e.home, "precompact-ran")
 	e.writeHome("settings.json", fmt.Sprintf(`{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"cat > %s"}]}]}}`, marker))
-	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","maxIterations":100,
-		"modelSettings":{"fake/fake-model":{"contextWindow":%d,"maxOutputTokens":1000}},
-		"providers":{"fake":{"kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"requiresApiKey":false}}}`, window, e.srv.URL())
-	e.writeHome("config.json", cfg)
-	var lines []string
-	for i := 0; i < 400; i++ {
-		lines = append(lines, fmt.Sprintf("line %03d of a long file that the model reads piece by piece", i))
-	}
-	e.writeWS("big.txt", strings.Join(lines, "\n")+"\n")
 	main := 0
 	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
 		if len(req.Chat.Tools) == 0 {

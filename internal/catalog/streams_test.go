@@ -9,28 +9,11 @@ import (
 	"testing"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/testutil"
 )
 
-// streamsDir finds shared/testdata/provider-streams by walking up from the
-// test's working directory, or skips the test.
-func streamsDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Skipf("recorded streams not found: %v", err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "testdata", "provider-streams")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("recorded streams not found: no shared/testdata/provider-streams above the working directory")
-		}
-		dir = parent
-	}
-}
+// streamsDir finds the recorded provider streams or skips the test.
+func streamsDir(t testing.TB) string { return testutil.StreamsDir(t) }
 
 // recording is what a recorded stream says: the text of each choice, the
 // tool calls of choice 0 and the final usage, mapped to protocol.Usage the

@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/testutil"
 )
 
 func TestRunExitAndInterleavedOutput(t *testing.T) {
@@ -71,29 +71,7 @@ func TestRunBackgroundChildDoesNotOutliveCommand(t *testing.T) {
 	assertGone(t, filepath.Join(dir, "child.pid"))
 }
 
-func assertGone(t *testing.T, pidFile string) {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("no pid file: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-			return
-		}
-		// A killed child may linger as a zombie until it is reaped.
-		if s, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(s), ") Z ") {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Errorf("background child %d still runs", pid)
-}
+func assertGone(t *testing.T, pidFile string) { testutil.AssertGone(t, pidFile) }
 
 func TestEnvAllowListDropsSecrets(t *testing.T) {
 	t.Parallel()

@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/testutil"
 )
 
 // script writes body as a bash script into dir and returns the command
@@ -436,27 +437,4 @@ func mustParse(t *testing.T, raw string) *Config {
 	return c
 }
 
-// assertGone fails unless the process whose pid is in pidFile has ended
-// (a zombie waiting to be reaped counts as ended).
-func assertGone(t *testing.T, pidFile string) {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("no pid file: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-			return
-		}
-		if s, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(s), ") Z ") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Errorf("process %d still runs", pid)
-}
+func assertGone(t *testing.T, pidFile string) { testutil.AssertGone(t, pidFile) }

@@ -287,81 +287,77 @@ func pathError(op, rel string, err error) error {
 	return &fs.PathError{Op: op, Path: rel, Err: err}
 }
 
-// Open opens the file or directory at p (any path Resolve accepts) for
-// reading. The caller closes it.
-func (w *Workspace) Open(p string) (*os.File, error) {
+// withRoot resolves p and runs f with a traversal-resistant root opened at
+// the resolved base; the root is closed when f returns.
+func (w *Workspace) withRoot(p string, f func(r *os.Root, t target) error) error {
 	t, err := w.resolve(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r, err := openRoot(t)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer r.Close()
-	f, err := r.Open(t.sub)
-	if err != nil {
-		return nil, pathError("open", t.rel, err)
-	}
-	return f, nil
+	return f(r, t)
+}
+
+// Open opens the file or directory at p (any path Resolve accepts) for
+// reading. The caller closes it.
+func (w *Workspace) Open(p string) (*os.File, error) {
+	var file *os.File
+	err := w.withRoot(p, func(r *os.Root, t target) error {
+		f, err := r.Open(t.sub)
+		if err != nil {
+			return pathError("open", t.rel, err)
+		}
+		file = f
+		return nil
+	})
+	return file, err
 }
 
 // ReadFile returns the contents of the file at p.
 func (w *Workspace) ReadFile(p string) ([]byte, error) {
-	t, err := w.resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	r, err := openRoot(t)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	data, err := r.ReadFile(t.sub)
-	if err != nil {
-		return nil, pathError("read", t.rel, err)
-	}
-	return data, nil
+	var data []byte
+	err := w.withRoot(p, func(r *os.Root, t target) (err error) {
+		if data, err = r.ReadFile(t.sub); err != nil {
+			return pathError("read", t.rel, err)
+		}
+		return nil
+	})
+	return data, err
 }
 
 // Stat returns information about the file at p, following symlinks.
 func (w *Workspace) Stat(p string) (fs.FileInfo, error) {
-	t, err := w.resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	r, err := openRoot(t)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	fi, err := r.Stat(t.sub)
-	if err != nil {
-		return nil, pathError("stat", t.rel, err)
-	}
-	return fi, nil
+	var fi fs.FileInfo
+	err := w.withRoot(p, func(r *os.Root, t target) (err error) {
+		if fi, err = r.Stat(t.sub); err != nil {
+			return pathError("stat", t.rel, err)
+		}
+		return nil
+	})
+	return fi, err
 }
 
 // ReadDir returns the entries of the directory at p, sorted by name. The
 // entries describe symlinks as symlinks (see [Workspace.Readlink]).
 func (w *Workspace) ReadDir(p string) ([]fs.DirEntry, error) {
-	t, err := w.resolve(p)
+	var entries []fs.DirEntry
+	err := w.withRoot(p, func(r *os.Root, t target) error {
+		f, err := r.Open(t.sub)
+		if err != nil {
+			return pathError("open", t.rel, err)
+		}
+		defer f.Close()
+		if entries, err = f.ReadDir(-1); err != nil {
+			return pathError("readdir", t.rel, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	r, err := openRoot(t)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	f, err := r.Open(t.sub)
-	if err != nil {
-		return nil, pathError("open", t.rel, err)
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, pathError("readdir", t.rel, err)
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
@@ -382,20 +378,14 @@ func (w *Workspace) Readlink(p string) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	t, err := w.resolve(dir)
-	if err != nil {
-		return "", err
-	}
-	r, err := openRoot(t)
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	link, err := r.Readlink(filepath.Join(t.sub, name))
-	if err != nil {
-		return "", pathError("readlink", joinRel(t.rel, name), err)
-	}
-	return link, nil
+	var link string
+	err := w.withRoot(dir, func(r *os.Root, t target) (err error) {
+		if link, err = r.Readlink(filepath.Join(t.sub, name)); err != nil {
+			return pathError("readlink", joinRel(t.rel, name), err)
+		}
+		return nil
+	})
+	return link, err
 }
 
 // joinRel joins a display path and a name.

@@ -108,3 +108,12 @@ func joinDisplay(rel, name string) string {
 		return rel + "/" + name
 	}
 }
+
+// pathOrDot returns an optional path argument, "." (the workspace root)
+// when it is absent or empty.
+func pathOrDot(p *string) string {
+	if p == nil || *p == "" {
+		return "."
+	}
+	return *p
+}

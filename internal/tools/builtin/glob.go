@@ -58,10 +58,7 @@ type globArgs struct {
 }
 
 func (a globArgs) path() string {
-	if a.Path == nil || *a.Path == "" {
-		return "."
-	}
-	return *a.Path
+	return pathOrDot(a.Path)
 }
 
 func (*glob) Name() string            { return "glob" }

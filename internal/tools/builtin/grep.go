@@ -126,10 +126,7 @@ type grepArgs struct {
 }
 
 func (a grepArgs) path() string {
-	if a.Path == nil || *a.Path == "" {
-		return "."
-	}
-	return *a.Path
+	return pathOrDot(a.Path)
 }
 
 func (*grep) Name() string            { return "grep" }

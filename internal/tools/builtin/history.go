@@ -42,6 +42,14 @@ const searchHistorySchema = `{
 // errNoHistory is returned when a history tool runs without a session.
 var errNoHistory = errors.New("this session's history is not available")
 
+// sessionHistory returns the session's stored transcript from env.
+func sessionHistory(env *tools.Env) ([]protocol.Message, error) {
+	if env == nil || env.History == nil {
+		return nil, errNoHistory
+	}
+	return env.History()
+}
+
 // readToolOutput is the read_tool_output tool: the whole text of a stored
 // message (a tool result cut in the model's view, an old message
 // compacted away).
@@ -74,10 +82,7 @@ func (readToolOutput) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if err := decodeArgs(args, &a); err != nil {
 		return tools.Result{}, err
 	}
-	if env == nil || env.History == nil {
-		return tools.Result{}, errNoHistory
-	}
-	msgs, err := env.History()
+	msgs, err := sessionHistory(env)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -141,10 +146,7 @@ func (searchHistory) Run(ctx context.Context, env *tools.Env, args json.RawMessa
 	if err := decodeArgs(args, &a); err != nil {
 		return tools.Result{}, err
 	}
-	if env == nil || env.History == nil {
-		return tools.Result{}, errNoHistory
-	}
-	msgs, err := env.History()
+	msgs, err := sessionHistory(env)
 	if err != nil {
 		return tools.Result{}, err
 	}

@@ -53,10 +53,7 @@ type listDirArgs struct {
 }
 
 func (a listDirArgs) path() string {
-	if a.Path == nil || *a.Path == "" {
-		return "."
-	}
-	return *a.Path
+	return pathOrDot(a.Path)
 }
 
 func (*listDir) Name() string            { return "list_dir" }

@@ -287,3 +287,13 @@ func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink
 		return t.compact(cut, m, compact.TriggerManual, instructions)
 	})
 }
+
+// startView builds the first view of a turn from its transcript: the
+// repaired transcript, kept in step by construction from then on. With
+// context management on, prepareView projects the view before every
+// request instead, so nothing is built here.
+func (t *turn) startView() {
+	if !t.contextOn() {
+		t.view = repairView(t.history)
+	}
+}

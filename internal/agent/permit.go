@@ -376,7 +376,7 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	if err := t.loadContext(history); err != nil {
 		return err
 	}
-	t.view = repairView(history)
+	t.startView()
 	return t.loop()
 }
 

@@ -445,7 +445,7 @@ func (t *turn) run(input string) error {
 	// view stays equal to repairView of the stored transcript. With
 	// context management on, the view is projected before every request
 	// instead (prepareView).
-	t.view = repairView(t.history)
+	t.startView()
 	return t.loop()
 }
 

@@ -35,6 +35,13 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts Options, extra ...tools.Tool) *fixture {
 	t.Helper()
+	return newWrappedFixture(t, opts, nil, extra...)
+}
+
+// newWrappedFixture is newFixture with the Core's store wrapped by wrap
+// (nil: not wrapped); fixture.st is the store underneath.
+func newWrappedFixture(t *testing.T, opts Options, wrap func(store.Store) store.Store, extra ...tools.Tool) *fixture {
+	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +55,9 @@ func newFixture(t *testing.T, opts Options, extra ...tools.Tool) *fixture {
 	}
 	client := openai.New(openai.Config{BaseURL: srv.URL(), Retry: llm.RetryPolicy{MaxAttempts: 1}})
 	opts.Store, opts.Tools = st, reg
+	if wrap != nil {
+		opts.Store = wrap(st)
+	}
 	opts.Models = func(id string) (Model, error) {
 		if id != "" && id != "fake/m" {
 			return Model{}, errors.New("unknown model " + id)

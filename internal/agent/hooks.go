@@ -23,6 +23,10 @@ func (t *turn) runHooks(ev hooks.Event) hooks.Result {
 	if t.hooks == nil || t.hooks.Config == nil || t.hooks.Config.Len() == 0 {
 		return hooks.Result{}
 	}
+	// A hook may read the transcript: it must hold what the hooks judge.
+	if err := t.flushHeld(); err != nil {
+		t.core.log.Error("store before hooks", "session", t.sess.ID, "err", err)
+	}
 	ev.SessionID, ev.Cwd = t.sess.ID, t.ws.Root()
 	if t.policy != nil {
 		ev.PermissionMode = string(t.policy.Mode())

@@ -143,6 +143,10 @@ func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
 // createApproval stores the save point of a call that needs approval: the
 // call, its summary and the calls after it; the session waits.
 func (t *turn) createApproval(c *call, d permission.Decision, rest []*call) (*protocol.Approval, error) {
+	// The approval points at a call of the stored answer.
+	if err := t.flushHeld(); err != nil {
+		return nil, err
+	}
 	a := &protocol.Approval{ID: newID(), SessionID: t.sess.ID, TurnID: t.id, Call: c.ToolCall, Summary: c.summary}
 	for _, r := range rest {
 		a.Remaining = append(a.Remaining, r.ToolCall)

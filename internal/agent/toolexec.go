@@ -287,11 +287,13 @@ func (t *turn) cancelRest(calls []*call, cause error) error {
 // at a time. Each result is stored as it completes; the view gets them in
 // call order once all are done, as repairView would order them.
 func (t *turn) runParallel(calls []*call) error {
-	for _, c := range calls {
-		if err := t.emit(protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
-			Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}); err != nil {
-			return err
-		}
+	started := make([]protocol.Event, len(calls))
+	for i, c := range calls {
+		started[i] = protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
+			Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}
+	}
+	if err := t.record(nil, started...); err != nil {
+		return err
 	}
 	type done struct {
 		i int

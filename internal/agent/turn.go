@@ -282,6 +282,12 @@ type turn struct {
 	stopHookActive bool
 	sessDirty      bool // t.sess changed since it was last stored
 
+	// held is an answer with tool calls and its events, not stored yet:
+	// they go into the store with the next record, in the same
+	// transaction as the first call's tool.started (see hold).
+	held    []*protocol.Message
+	heldEvs []protocol.Event
+
 	firstToken time.Duration // from the turn's start to its first token
 	modelTime  time.Duration // waiting for the model
 	toolTime   time.Duration // running tools (wall time)
@@ -351,6 +357,10 @@ func (t *turn) statusEvent(s protocol.SessionStatus, lastErr string) {
 func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
+	if len(t.held) > 0 || len(t.heldEvs) > 0 {
+		msgs = append(append([]*protocol.Message(nil), t.held...), msgs...)
+		evs = append(append([]protocol.Event(nil), t.heldEvs...), evs...)
+	}
 	now := t.core.opts.Now().UTC()
 	for _, m := range msgs {
 		m.TurnID = t.id
@@ -380,6 +390,7 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 			return fmt.Errorf("store: %w", err)
 		}
 		t.sessDirty = false
+		t.held, t.heldEvs = nil, nil
 		t.remember(msgs)
 	}
 	if t.sink != nil {
@@ -388,6 +399,31 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 		}
 	}
 	return nil
+}
+
+// hold keeps an answer with tool calls, and its events, for the next
+// record instead of storing them at once. Nothing the calls do happens
+// before that record: the first call's tool.started, an early result, a
+// hook (runHooks) or an approval (createApproval) each stores what is held
+// first, in one transaction with what it records itself. That saves a
+// write transaction on every step, which is most of the store's cost per
+// step (each takes the WAL's locks and writes its pages).
+func (t *turn) hold(msg *protocol.Message, evs []protocol.Event) {
+	t.sinkMu.Lock()
+	defer t.sinkMu.Unlock()
+	t.held = append(t.held, msg)
+	t.heldEvs = append(t.heldEvs, evs...)
+}
+
+// flushHeld stores what hold kept, if anything.
+func (t *turn) flushHeld() error {
+	t.sinkMu.Lock()
+	n := len(t.held) + len(t.heldEvs)
+	t.sinkMu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return t.record(nil)
 }
 
 func (t *turn) run(input string) error {
@@ -620,7 +656,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		}
 		evs = append(evs, ue)
 	}
-	if err := t.record([]*protocol.Message{&msg}, evs...); err != nil {
+	if len(msg.ToolCalls) > 0 {
+		t.hold(&msg, evs)
+	} else if err := t.record([]*protocol.Message{&msg}, evs...); err != nil {
 		return nil, err
 	}
 	t.view = append(t.view, toLLM(&msg))

@@ -28,7 +28,9 @@ type Config struct {
 	// APIKey is sent as "Authorization: Bearer APIKey" when it is not
 	// empty. It never appears in errors.
 	APIKey string
-	// HTTPClient sends the requests; nil means http.DefaultClient. Its
+	// HTTPClient sends the requests; nil means a client of the Client's
+	// own, which opens connections ahead of time for servers that close
+	// each one (see "Connections" in the package doc). Its
 	// Timeout, if any, also bounds reading the stream, so leave it 0 and
 	// use the context instead.
 	HTTPClient *http.Client
@@ -56,6 +58,10 @@ type Client struct {
 	now     func() time.Time
 	// decoders holds *decoder values between streams.
 	decoders sync.Pool
+	// spare opens the next connection early when the server closes each
+	// one; nil when the caller brought its own HTTPClient.
+	spare     *spareDialer
+	transport *http.Transport
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -73,7 +79,10 @@ func New(cfg Config) *Client {
 		now:    time.Now,
 	}
 	if c.http == nil {
-		c.http = http.DefaultClient
+		c.spare = newSpareDialer()
+		c.transport = http.DefaultTransport.(*http.Transport).Clone()
+		c.transport.DialContext = c.spare.DialContext
+		c.http = &http.Client{Transport: c.transport}
 	}
 	if c.sleep == nil {
 		c.sleep = llm.Sleep
@@ -143,6 +152,13 @@ func (c *Client) send(ctx context.Context, body []byte) (*http.Response, time.Du
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, 0, &connError{err: err}
+	}
+	if resp.Close && c.spare != nil {
+		// This connection ends with the response; the next step's is
+		// opened while the agent works.
+		if addr := dialAddr(c.transport, hreq); addr != "" {
+			c.spare.prepare(addr)
+		}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, 0, nil

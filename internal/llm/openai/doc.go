@@ -56,11 +56,21 @@
 // BenchmarkStream measures a step: a request a few steps into a turn and
 // a 20-chunk response with a tool call.
 //
-// # Connection reuse
+// # Connections
 //
 // After [DONE] the client returns the response at once and reads what
 // remains of the body in the background, for at most 64 KiB and 100ms, so
 // that the connection goes back to the pool instead of being closed;
 // against a remote provider this saves a TLS handshake on every agent step,
 // and a server that is slow to end the body does not delay the next step.
+//
+// A server that ends every response with "Connection: close" (simple local
+// servers and some gateways do) would make every step wait for a new TCP
+// connection. When a response says so, the client dials the next
+// connection at once, in the background, while the agent stores the
+// answer and runs the tools; the next request takes it if it is still
+// open (a non-blocking peek tells) and younger than 20 s, and dials
+// afresh otherwise. Proxies are respected: the spare goes to the proxy.
+// This applies only to the Client's own HTTP client (Config.HTTPClient
+// nil).
 package openai

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
@@ -101,5 +103,42 @@ func TestAnswerStoredWithToolStartedBeforeToolRuns(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no batch held the answer with tool calls")
+	}
+}
+
+// warmCounter counts Warm calls.
+type warmCounter struct {
+	llm.Client
+	n atomic.Int32
+}
+
+func (w *warmCounter) Warm() { w.n.Add(1) }
+
+// TestTurnWarmsClient: a turn tells a client that can get ready that a
+// request is coming, before it sends one.
+func TestTurnWarmsClient(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	models := f.core.opts.Models
+	var w *warmCounter
+	f.core.opts.Models = func(id string) (Model, error) {
+		m, err := models(id)
+		if w == nil {
+			w = &warmCounter{Client: m.Client}
+		}
+		m.Client = w
+		return m, err
+	}
+	s := f.session()
+	var warmedAtRequest atomic.Int32
+	f.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		warmedAtRequest.Store(w.n.Load())
+		return llmtest.Text("ok")
+	})
+	if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "hi"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if warmedAtRequest.Load() != 1 {
+		t.Fatalf("Warm called %d times before the request, want 1", warmedAtRequest.Load())
 	}
 }

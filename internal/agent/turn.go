@@ -186,6 +186,10 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if err != nil {
 		return &ConfigError{Err: err}
 	}
+	// The first request follows the turn's set-up: connect meanwhile.
+	if w, ok := model.Client.(llm.Warmer); ok {
+		w.Warm()
+	}
 	ws, err := tools.NewWorkspace(sess.Workspace)
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}

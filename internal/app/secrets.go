@@ -36,6 +36,13 @@ type redactingClient struct {
 	key string
 }
 
+// Warm passes llm.Warmer on.
+func (c redactingClient) Warm() {
+	if w, ok := c.Client.(llm.Warmer); ok {
+		w.Warm()
+	}
+}
+
 // Stream calls the client and redacts its errors and retry reports.
 func (c redactingClient) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	wrapped := onDelta

@@ -71,3 +71,28 @@ func TestRedactingClient(t *testing.T) {
 		t.Errorf("clientKey %q %q", a, b)
 	}
 }
+
+// warmStub counts Warm calls.
+type warmStub struct {
+	stubClient
+	n *int
+}
+
+func (w warmStub) Warm() { *w.n++ }
+
+// TestRedactingClientPassesWarmOn: wrapping a client keeps its Warm.
+func TestRedactingClientPassesWarmOn(t *testing.T) {
+	t.Parallel()
+	n := 0
+	var c llm.Client = redactingClient{Client: warmStub{n: &n}, key: "k"}
+	w, ok := c.(llm.Warmer)
+	if !ok {
+		t.Fatal("the wrapped client is not an llm.Warmer")
+	}
+	w.Warm()
+	if n != 1 {
+		t.Fatalf("Warm reached the inner client %d times, want 1", n)
+	}
+	// A client that cannot warm is left alone.
+	redactingClient{Client: stubClient{}, key: "k"}.Warm()
+}

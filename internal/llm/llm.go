@@ -105,3 +105,10 @@ type Client interface {
 	// the request at once and returns ctx's error.
 	Stream(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
 }
+
+// Warmer is a Client that can get ready for a request that is about to
+// come, such as by connecting to the server while the agent still stores
+// the user's message. Warm returns at once; it never fails.
+type Warmer interface {
+	Warm()
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,9 +63,14 @@ type Client struct {
 	// one; nil when the caller brought its own HTTPClient.
 	spare     *spareDialer
 	transport *http.Transport
+	// sent is set once a request went out; Warm does nothing after that.
+	sent atomic.Bool
 }
 
-var _ llm.Client = (*Client)(nil)
+var (
+	_ llm.Client = (*Client)(nil)
+	_ llm.Warmer = (*Client)(nil)
+)
 
 // New returns a client for cfg. It does not contact the server.
 func New(cfg Config) *Client {
@@ -133,6 +139,23 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.
 	}
 }
 
+// Warm implements llm.Warmer: before the client's first request it dials
+// the server in the background, so that the connection (and the server's
+// side of it) is ready when the request comes. Later calls, and clients
+// with a caller's HTTPClient, do nothing.
+func (c *Client) Warm() {
+	if c.spare == nil || c.sent.Load() {
+		return
+	}
+	req, err := http.NewRequest(http.MethodPost, c.url, nil)
+	if err != nil {
+		return
+	}
+	if addr := dialAddr(c.transport, req); addr != "" {
+		c.spare.prepare(addr)
+	}
+}
+
 // send makes one attempt. It returns the response only for a 2xx status;
 // for any other it returns an *llm.APIError and the Retry-After wait.
 func (c *Client) send(ctx context.Context, body []byte) (*http.Response, time.Duration, error) {
@@ -149,6 +172,7 @@ func (c *Client) send(ctx context.Context, body []byte) (*http.Response, time.Du
 	for _, kv := range c.headers {
 		h[kv[0]] = []string{kv[1]}
 	}
+	c.sent.Store(true)
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, 0, &connError{err: err}

@@ -156,3 +156,37 @@ func TestDialAddr(t *testing.T) {
 		t.Errorf("through a proxy: dialAddr = %q, want the proxy's address", got)
 	}
 }
+
+// TestWarmConnectsBeforeFirstRequest: Warm opens the connection the first
+// request then uses, and does nothing once a request went out.
+func TestWarmConnectsBeforeFirstRequest(t *testing.T) {
+	t.Parallel()
+	srv, l := newConnServer(t, false)
+	c := New(Config{BaseURL: srv.URL, Sleep: noSleep})
+	c.Warm()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l.mu.Lock()
+		n := len(l.accepted)
+		l.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Warm opened no connection")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	for range 3 {
+		if _, err := c.Stream(context.Background(), testRequest(), nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Warm()
+	}
+	time.Sleep(20 * time.Millisecond)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.accepted) != 1 {
+		t.Fatalf("%d connections; want the warmed one only", len(l.accepted))
+	}
+}

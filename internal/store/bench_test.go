@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -58,6 +59,29 @@ func BenchmarkStep(b *testing.B) {
 			if err := s.AppendEvent(ctx, &e); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkOpenFirstWrite is what every mx-claw process pays before its
+// first request: open an existing store, store one event, close.
+func BenchmarkOpenFirstWrite(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "mx-claw.db")
+	s := openAt(b, path)
+	newSession(b, s, "s")
+	s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.AppendEvent(ctx, &protocol.Event{Type: protocol.EventTurnStarted, SessionID: "s"}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

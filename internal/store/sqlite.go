@@ -90,10 +90,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*SQLite, error) {
 	if err := createFile(abs); err != nil {
 		return nil, err
 	}
-	if err := probe(ctx, abs, len(all)); err != nil {
+	pr, err := probe(ctx, abs, len(all))
+	if err != nil {
 		return nil, err
 	}
-	if err := s.openPools(ctx); err != nil {
+	// The probe is closed once the pools are open: closing the last
+	// connection would checkpoint and delete the -wal and -shm files, only
+	// for the pools to make them again.
+	err = s.openPools(ctx)
+	pr.Close()
+	if err != nil {
 		return nil, err
 	}
 	if err := s.migrate(ctx, all); err != nil {
@@ -155,25 +161,32 @@ func createFile(path string) error {
 
 // probe checks, on a connection that changes nothing (no journal mode, no
 // write), that path is an SQLite database this binary may migrate.
-func probe(ctx context.Context, path string, latest int) error {
+// It returns the open connection; the caller closes it.
+func probe(ctx context.Context, path string, latest int) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", dsn(path, "mode", "rw"))
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	defer db.Close()
-	var version int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return openError(path, err)
+	err = func() error {
+		var version int
+		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return openError(path, err)
+		}
+		if version > latest {
+			return &SchemaTooNewError{Path: path, Version: version, Supported: latest}
+		}
+		// Reading the schema also checks that page 1 is sound.
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+			return openError(path, err)
+		}
+		return nil
+	}()
+	if err != nil {
+		db.Close()
+		return nil, err
 	}
-	if version > latest {
-		return &SchemaTooNewError{Path: path, Version: version, Supported: latest}
-	}
-	// Reading the schema also checks that page 1 is sound.
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-		return openError(path, err)
-	}
-	return nil
+	return db, nil
 }
 
 func (s *SQLite) openPools(ctx context.Context) error {

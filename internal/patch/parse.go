@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Markers of the apply_patch format.
@@ -170,7 +171,10 @@ func Parse(text string) (*Patch, error) {
 
 // heredocRE matches the first line of a heredoc some models wrap the patch
 // in: "<<'EOF'", "<<EOF", `<<"EOF"`, "apply_patch <<'EOF'".
-var heredocRE = regexp.MustCompile(`^(?:[\w./-]+\s+)?<<-?\s*(['"]?)(\w+)(['"]?)$`)
+// It is compiled on first use: every start of mx-claw would pay for it.
+var heredocRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[\w./-]+\s+)?<<-?\s*(['"]?)(\w+)(['"]?)$`)
+})
 
 // envelope finds the "*** Begin Patch" and "*** End Patch" lines,
 // unwrapping a heredoc or Markdown fence around them and skipping blank
@@ -191,7 +195,7 @@ func envelope(lines []string) (begin, end int, err error) {
 			break
 		}
 		first, last := strings.TrimSpace(lines[lo]), strings.TrimSpace(lines[hi-1])
-		if m := heredocRE.FindStringSubmatch(first); m != nil && m[1] == m[3] && last == m[2] {
+		if m := heredocRE().FindStringSubmatch(first); m != nil && m[1] == m[3] && last == m[2] {
 			lo, hi = lo+1, hi-1
 			trim()
 			continue
@@ -435,12 +439,14 @@ func (p *parser) hunks() ([]Hunk, error) {
 
 // unifiedRangeRE matches the rest of a unified-diff hunk header after its
 // "@@": " -12,7 +12,8 @@ func main() {".
-var unifiedRangeRE = regexp.MustCompile(`^\s*-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@(.*)$`)
+var unifiedRangeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@(.*)$`)
+})
 
 // hunkContext returns the anchor text of an @@ line, or "" for none.
 func hunkContext(l string) string {
 	rest := l[2:]
-	if m := unifiedRangeRE.FindStringSubmatch(rest); m != nil {
+	if m := unifiedRangeRE().FindStringSubmatch(rest); m != nil {
 		return strings.TrimSpace(m[1])
 	}
 	rest = strings.TrimRight(rest, " \t")

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // Names of the files and directories git gives a meaning to.
@@ -35,7 +33,7 @@ type Matcher struct {
 	// not ignored to the patterns that apply to its entries, lowest
 	// priority first: .git/info/exclude, then the .gitignore files from
 	// the root down to the directory itself.
-	rules map[string][]gitignore.Pattern
+	rules map[string][]pattern
 }
 
 // New returns a Matcher for the tree rooted at the directory root.
@@ -46,7 +44,7 @@ func New(root string) *Matcher { return NewFS(os.DirFS(root)) }
 // NewFS returns a Matcher for the tree fsys, for example an [os.Root]'s
 // FS, which keeps every read inside the root.
 func NewFS(fsys fs.FS) *Matcher {
-	return &Matcher{fsys: fsys, rules: make(map[string][]gitignore.Pattern)}
+	return &Matcher{fsys: fsys, rules: make(map[string][]pattern)}
 }
 
 // WalkFunc is called by [Matcher.Walk] for each entry that is not ignored.
@@ -118,7 +116,7 @@ func (m *Matcher) Walk(dir string, fn WalkFunc) error {
 		return nil
 	}
 	w := walker{m: m, fn: fn, apply: !m.Match(dir, true)}
-	var rules []gitignore.Pattern
+	var rules []pattern
 	if w.apply {
 		rules = m.rulesFor(dir)
 	}
@@ -138,7 +136,7 @@ type walker struct {
 
 // walk visits entries, the contents of dir, whose path components are
 // parts and whose entries rules (dir's .gitignore included) apply to.
-func (w *walker) walk(dir string, parts []string, rules []gitignore.Pattern, entries []fs.DirEntry) error {
+func (w *walker) walk(dir string, parts []string, rules []pattern, entries []fs.DirEntry) error {
 	child := make([]string, len(parts)+1)
 	copy(child, parts)
 	for _, e := range entries {
@@ -195,12 +193,12 @@ func hasGitignore(entries []fs.DirEntry) bool {
 
 // excluded reports whether the highest-priority pattern of rules that
 // matches parts excludes it.
-func excluded(rules []gitignore.Pattern, parts []string, isDir bool) bool {
+func excluded(rules []pattern, parts []string, isDir bool) bool {
 	for i := len(rules) - 1; i >= 0; i-- {
-		switch rules[i].Match(parts, isDir) {
-		case gitignore.Exclude:
+		switch rules[i].match(parts, isDir) {
+		case exclude:
 			return true
-		case gitignore.Include:
+		case include:
 			return false
 		}
 	}
@@ -210,7 +208,7 @@ func excluded(rules []gitignore.Pattern, parts []string, isDir bool) bool {
 // rulesFor returns the patterns that apply to the entries of dir, a clean
 // slash-separated directory ("." for the root), reading the .gitignore
 // files from the root down as needed.
-func (m *Matcher) rulesFor(dir string) []gitignore.Pattern {
+func (m *Matcher) rulesFor(dir string) []pattern {
 	m.mu.Lock()
 	rules, ok := m.rules[dir]
 	m.mu.Unlock()
@@ -226,7 +224,7 @@ func (m *Matcher) rulesFor(dir string) []gitignore.Pattern {
 // extend returns parent, the rules of dir's parent, followed by the
 // patterns of dir's .gitignore scoped to dir (whose components are parts),
 // and remembers them for dir.
-func (m *Matcher) extend(dir string, parts []string, parent []gitignore.Pattern) []gitignore.Pattern {
+func (m *Matcher) extend(dir string, parts []string, parent []pattern) []pattern {
 	m.mu.Lock()
 	rules, ok := m.rules[dir]
 	m.mu.Unlock()
@@ -246,7 +244,7 @@ func (m *Matcher) extend(dir string, parts []string, parent []gitignore.Pattern)
 
 // readPatterns parses the ignore file name (relative to the root) with its
 // patterns scoped to domain. A missing or unreadable file has none.
-func (m *Matcher) readPatterns(name string, domain []string) []gitignore.Pattern {
+func (m *Matcher) readPatterns(name string, domain []string) []pattern {
 	data, err := fs.ReadFile(m.fsys, name)
 	if err != nil {
 		return nil
@@ -257,16 +255,14 @@ func (m *Matcher) readPatterns(name string, domain []string) []gitignore.Pattern
 // parse parses the text of a .gitignore file whose directory, relative to
 // the root, has the components domain (nil for the root). Blank lines and
 // comments are dropped; CRLF line ends are accepted.
-func parse(data []byte, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
+func parse(data []byte, domain []string) []pattern {
+	var ps []pattern
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
+		if p, ok := parsePattern(strings.TrimSuffix(sc.Text(), "\r"), domain); ok {
+			ps = append(ps, p)
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
 	return ps
 }

@@ -1,0 +1,196 @@
+package ignore
+
+import (
+	"path"
+	"strings"
+)
+
+// result is what one pattern says about a path.
+type result int
+
+const (
+	noMatch result = iota
+	exclude        // the path is ignored
+	include        // a "!" pattern takes the path back
+)
+
+// pattern is one line of an ignore file, as gitignore(5) describes it.
+type pattern struct {
+	// domain holds the components of the directory whose ignore file the
+	// pattern came from, relative to the root; it applies only beneath.
+	domain []string
+	// segs are the pattern's components between slashes. A "**" segment
+	// stands for any number of directories.
+	segs    []string
+	negate  bool // "!pattern"
+	dirOnly bool // "pattern/": only directories
+	// anchored patterns (a slash at the start or in the middle) match the
+	// path from domain down; the others match its last component at any
+	// depth.
+	anchored bool
+}
+
+// parsePattern parses line, a line of an ignore file in the directory
+// whose components are domain. ok is false for lines that are not
+// patterns: blank ones and comments.
+func parsePattern(line string, domain []string) (p pattern, ok bool) {
+	line = trimTrailingSpaces(line)
+	if line == "" || line[0] == '#' {
+		return pattern{}, false
+	}
+	if line[0] == '!' {
+		p.negate = true
+		line = line[1:]
+	}
+	if strings.HasSuffix(line, "/") {
+		p.dirOnly = true
+		line = strings.TrimRight(line, "/")
+	}
+	if strings.HasPrefix(line, "/") {
+		p.anchored = true
+		line = strings.TrimLeft(line, "/")
+	}
+	if line == "" {
+		return pattern{}, false
+	}
+	if strings.Contains(line, "/") {
+		p.anchored = true
+	}
+	for s := range strings.SplitSeq(line, "/") {
+		// An empty segment ("a//b") is kept: it matches no name, as in git.
+		if s == "**" && len(p.segs) > 0 && p.segs[len(p.segs)-1] == "**" {
+			continue // "**/**" is "**"
+		}
+		p.segs = append(p.segs, toGoGlob(s))
+	}
+	p.domain = domain
+	return p, true
+}
+
+// trimTrailingSpaces drops the spaces at the end of line that are not
+// escaped with a backslash.
+func trimTrailingSpaces(line string) string {
+	end := len(line)
+	for end > 0 && line[end-1] == ' ' {
+		// An odd number of backslashes before the space escapes it.
+		bs := 0
+		for i := end - 2; i >= 0 && line[i] == '\\'; i-- {
+			bs++
+		}
+		if bs%2 == 1 {
+			break
+		}
+		end--
+	}
+	return line[:end]
+}
+
+// toGoGlob turns a gitignore glob for one path component into the syntax
+// of path.Match: a bracket expression negated with "!" becomes "^". The
+// rest ("*", "?", ranges, backslash escapes) is the same.
+func toGoGlob(s string) string {
+	if !strings.Contains(s, "[!") {
+		return s
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			i++
+			b.WriteByte(s[i])
+			continue
+		case !inClass && c == '[':
+			inClass = true
+			b.WriteByte(c)
+			if i+1 < len(s) && s[i+1] == '!' {
+				b.WriteByte('^')
+				i++
+			}
+			continue
+		case inClass && c == ']':
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// match says whether the pattern excludes or includes the path whose
+// components, relative to the root, are parts (isDir: it is a directory).
+// Only the path itself is judged, not its parent directories.
+func (p *pattern) match(parts []string, isDir bool) result {
+	if len(parts) <= len(p.domain) {
+		return noMatch
+	}
+	for i, d := range p.domain {
+		if parts[i] != d {
+			return noMatch
+		}
+	}
+	if p.dirOnly && !isDir {
+		return noMatch
+	}
+	rel := parts[len(p.domain):]
+	var ok bool
+	if p.anchored {
+		ok = matchSegs(p.segs, rel)
+	} else {
+		ok = globMatch(p.segs[0], rel[len(rel)-1])
+	}
+	switch {
+	case !ok:
+		return noMatch
+	case p.negate:
+		return include
+	}
+	return exclude
+}
+
+// matchSegs matches pattern segments against path components, a "**"
+// segment taking any number of components (at least one when it ends the
+// pattern: "dir/**" is what is inside dir). It works through the segments
+// one by one, keeping the set of path prefixes matched so far, so a
+// pattern with many "**" costs segments × components, never more: the
+// patterns come from the repository, which may be hostile.
+func matchSegs(segs, parts []string) bool {
+	reach := make([]bool, len(parts)+1) // reach[j]: the segments so far match parts[:j]
+	next := make([]bool, len(parts)+1)
+	reach[0] = true
+	for i, s := range segs {
+		clear(next)
+		some := false
+		switch {
+		case s == "**" && i == len(segs)-1:
+			for j := range reach {
+				next[j] = some // at least one component
+				some = some || reach[j]
+			}
+		case s == "**":
+			for j := range reach {
+				some = some || reach[j]
+				next[j] = some
+			}
+		default:
+			for j := range parts {
+				if reach[j] && globMatch(s, parts[j]) {
+					next[j+1] = true
+					some = true
+				}
+			}
+		}
+		if !some {
+			return false
+		}
+		reach, next = next, reach
+	}
+	return reach[len(parts)]
+}
+
+// globMatch matches one component; a malformed glob matches nothing.
+func globMatch(glob, name string) bool {
+	ok, err := path.Match(glob, name)
+	return err == nil && ok
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -90,16 +91,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*SQLite, error) {
 	if err := createFile(abs); err != nil {
 		return nil, err
 	}
-	pr, err := probe(ctx, abs, len(all))
-	if err != nil {
-		return nil, err
-	}
-	// The probe is closed once the pools are open: closing the last
-	// connection would checkpoint and delete the -wal and -shm files, only
-	// for the pools to make them again.
-	err = s.openPools(ctx)
-	pr.Close()
-	if err != nil {
+	if err := s.openPools(ctx, len(all)); err != nil {
 		return nil, err
 	}
 	if err := s.migrate(ctx, all); err != nil {
@@ -159,52 +151,80 @@ func createFile(path string) error {
 	return nil
 }
 
-// probe checks, on a connection that changes nothing (no journal mode, no
-// write), that path is an SQLite database this binary may migrate.
-// It returns the open connection; the caller closes it.
-func probe(ctx context.Context, path string, latest int) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, "mode", "rw"))
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+// checkFile checks, on a new writer connection before it changes
+// anything (no journal mode set, nothing written), that the file is an
+// SQLite database this binary may migrate; then it sets the writer's
+// pragmas. It runs as the writer driver's connection hook, so the check
+// costs no connection of its own (each one parses the whole schema).
+func checkFile(ctx context.Context, c sqlite.ExecQuerierContext, latest int) error {
+	var version, n int64
+	if err := queryInt(ctx, c, "PRAGMA user_version", &version); err != nil {
+		return err
 	}
-	err = func() error {
-		var version int
-		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-			return openError(path, err)
-		}
-		if version > latest {
-			return &SchemaTooNewError{Path: path, Version: version, Supported: latest}
-		}
-		// Reading the schema also checks that page 1 is sound.
-		var n int
-		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-			return openError(path, err)
-		}
-		return nil
-	}()
-	if err != nil {
-		db.Close()
-		return nil, err
+	if version > int64(latest) {
+		return &SchemaTooNewError{Version: int(version), Supported: latest}
 	}
-	return db, nil
+	// Reading the schema also checks that page 1 is sound.
+	if err := queryInt(ctx, c, "SELECT count(*) FROM sqlite_schema", &n); err != nil {
+		return err
+	}
+	for _, p := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=1"} {
+		if _, err := c.ExecContext(ctx, p, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (s *SQLite) openPools(ctx context.Context) error {
-	w, err := sql.Open("sqlite", dsn(s.path,
-		"_pragma", "journal_mode(WAL)",
-		"_pragma", "synchronous(NORMAL)",
-		"_pragma", "foreign_keys(1)",
-		"_txlock", "immediate",
-	))
+// queryInt reads the one integer q returns on a driver connection.
+func queryInt(ctx context.Context, c sqlite.ExecQuerierContext, q string, dst *int64) error {
+	rows, err := c.QueryContext(ctx, q, nil)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", s.path, err)
+		return err
 	}
+	defer rows.Close()
+	vals := make([]driver.Value, len(rows.Columns()))
+	if err := rows.Next(vals); err != nil {
+		return err
+	}
+	if len(vals) == 0 {
+		return fmt.Errorf("%s: no value", q)
+	}
+	v, ok := vals[0].(int64)
+	if !ok {
+		return fmt.Errorf("%s: %T, not an integer", q, vals[0])
+	}
+	*dst = v
+	return nil
+}
+
+// connector opens connections of one DSN with one driver.
+type connector struct {
+	drv *sqlite.Driver
+	dsn string
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.drv }
+
+func (s *SQLite) openPools(ctx context.Context, latest int) error {
+	drv := &sqlite.Driver{}
+	drv.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
+		// Not Open's ctx: the pool may open a connection again later.
+		return checkFile(context.Background(), c, latest)
+	})
+	w := sql.OpenDB(connector{drv: drv, dsn: dsn(s.path, "_txlock", "immediate")})
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
+		var tooNew *SchemaTooNewError
+		if errors.As(err, &tooNew) {
+			tooNew.Path = s.path
+			return tooNew
+		}
 		return openError(s.path, err)
 	}
 

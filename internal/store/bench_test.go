@@ -64,7 +64,8 @@ func BenchmarkStep(b *testing.B) {
 }
 
 // BenchmarkOpenFirstWrite is what every mx-claw process pays before its
-// first request: open an existing store, store one event, close.
+// first request: open an existing store, store one event, read the
+// session, close.
 func BenchmarkOpenFirstWrite(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "mx-claw.db")
@@ -78,6 +79,9 @@ func BenchmarkOpenFirstWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := s.AppendEvent(ctx, &protocol.Event{Type: protocol.EventTurnStarted, SessionID: "s"}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.GetSession(ctx, "s"); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.Close(); err != nil {

@@ -51,7 +51,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
 
 // GetSession returns a session or an error wrapping ErrNotFound.
 func (s *SQLite) GetSession(ctx context.Context, id string) (*protocol.Session, error) {
-	sess, err := scanSession(s.st.getSession.QueryRowContext(ctx, id))
+	st, err := s.st.reader()
+	if err != nil {
+		return nil, fmt.Errorf("get session %s: %w", id, err)
+	}
+	sess, err := scanSession(st.getSession.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}

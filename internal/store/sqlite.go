@@ -98,10 +98,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*SQLite, error) {
 		s.closeDBs()
 		return nil, err
 	}
-	if err := s.st.prepare(ctx, s.w, s.r); err != nil {
+	if err := s.st.prepareWriter(ctx, s.w); err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
+	s.st.startReader(s.r)
 	return s, nil
 }
 

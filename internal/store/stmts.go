@@ -30,41 +30,80 @@ WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`
 type stmts struct {
 	bumpSession, nextMessageSeq, insertMessage *sql.Stmt // writer
 	nextEventSeq, insertEvent                  *sql.Stmt // writer
-	messages, events, getSession               *sql.Stmt // reader
 	all                                        []*sql.Stmt
+
+	// The reader's statements are prepared in the background (see
+	// readerStmts): a process's first read comes after its first write.
+	readerReady                  chan struct{} // closed once they are prepared or failed
+	readerErr                    error
+	messages, events, getSession *sql.Stmt
+	readerAll                    []*sql.Stmt
 }
 
-func (st *stmts) prepare(ctx context.Context, w, r *sql.DB) error {
-	for _, p := range []struct {
-		db  *sql.DB
-		dst **sql.Stmt
-		q   string
-	}{
-		{w, &st.bumpSession, qBumpSession},
-		{w, &st.nextMessageSeq, qNextMessageSeq},
-		{w, &st.insertMessage, qInsertMessage},
-		{w, &st.nextEventSeq, qNextEventSeq},
-		{w, &st.insertEvent, qInsertEvent},
-		{r, &st.messages, qMessages},
-		{r, &st.events, qEvents},
-		{r, &st.getSession, qGetSession},
-	} {
-		stmt, err := p.db.PrepareContext(ctx, p.q)
+// prepareWriter prepares the writer's statements.
+func (st *stmts) prepareWriter(ctx context.Context, w *sql.DB) error {
+	return prepareAll(ctx, w, &st.all, []stmtSpec{
+		{&st.bumpSession, qBumpSession},
+		{&st.nextMessageSeq, qNextMessageSeq},
+		{&st.insertMessage, qInsertMessage},
+		{&st.nextEventSeq, qNextEventSeq},
+		{&st.insertEvent, qInsertEvent},
+	})
+}
+
+// startReader prepares the reader's statements in the background. Opening
+// the first reader connection parses the whole schema; this way it
+// happens while the process does its first writes.
+func (st *stmts) startReader(r *sql.DB) {
+	st.readerReady = make(chan struct{})
+	go func() {
+		defer close(st.readerReady)
+		st.readerErr = prepareAll(context.Background(), r, &st.readerAll, []stmtSpec{
+			{&st.messages, qMessages},
+			{&st.events, qEvents},
+			{&st.getSession, qGetSession},
+		})
+	}()
+}
+
+// reader waits for the reader's statements.
+func (st *stmts) reader() (*stmts, error) {
+	<-st.readerReady
+	return st, st.readerErr
+}
+
+type stmtSpec struct {
+	dst **sql.Stmt
+	q   string
+}
+
+// prepareAll prepares specs on db, adding each statement to *all; on an
+// error the ones already prepared are closed.
+func prepareAll(ctx context.Context, db *sql.DB, all *[]*sql.Stmt, specs []stmtSpec) error {
+	for _, p := range specs {
+		stmt, err := db.PrepareContext(ctx, p.q)
 		if err != nil {
-			st.close()
+			for _, s := range *all {
+				s.Close()
+			}
+			*all = nil
 			return fmt.Errorf("prepare %q: %w", p.q, err)
 		}
 		*p.dst = stmt
-		st.all = append(st.all, stmt)
+		*all = append(*all, stmt)
 	}
 	return nil
 }
 
+// close closes the statements, once the reader's are prepared.
 func (st *stmts) close() error {
+	if st.readerReady != nil {
+		<-st.readerReady
+	}
 	var errs []error
-	for _, s := range st.all {
+	for _, s := range append(st.all, st.readerAll...) {
 		errs = append(errs, s.Close())
 	}
-	st.all = nil
+	st.all, st.readerAll = nil, nil
 	return errors.Join(errs...)
 }

@@ -161,7 +161,11 @@ func (s *SQLite) appendMessageTx(ctx context.Context, tx *sql.Tx, sessionID stri
 // It reads through the (session_id, seq) primary key, so reading the tail
 // of a long transcript costs only the tail.
 func (s *SQLite) Messages(ctx context.Context, sessionID string, afterSeq int64) ([]protocol.Message, error) {
-	rows, err := s.st.messages.QueryContext(ctx, sessionID, afterSeq)
+	st, err := s.st.reader()
+	if err != nil {
+		return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
+	}
+	rows, err := st.messages.QueryContext(ctx, sessionID, afterSeq)
 	if err != nil {
 		return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
 	}
@@ -230,7 +234,11 @@ func (s *SQLite) Events(ctx context.Context, sessionID string, afterSeq int64, l
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := s.st.events.QueryContext(ctx, sessionID, afterSeq, limit)
+	st, err := s.st.reader()
+	if err != nil {
+		return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
+	}
+	rows, err := st.events.QueryContext(ctx, sessionID, afterSeq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
 	}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -85,6 +87,48 @@ func BenchmarkOpenFirstWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStepBatches is what the agent stores for one step that reads a
+// file: the answer with its tool call, events, the session's new usage and
+// the permission decision in one batch; the result, its event and the
+// file's version in another.
+func BenchmarkStepBatches(b *testing.B) {
+	ctx := context.Background()
+	s := openTest(b)
+	sess := newSession(b, s, "s")
+	content := strings.Repeat("package p\n\nconst Version0 = 1\n", 20)
+	ok := true
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		id := fmt.Sprintf("call_%d", i)
+		answer := &protocol.Message{Role: protocol.RoleAssistant, Model: "p/m",
+			ToolCalls: []protocol.ToolCall{{ID: id, Name: "read_file", Arguments: `{"path":"pkg/p00/f000.go"}`}},
+			Usage:     &protocol.Usage{InputTokens: 4000, OutputTokens: 30}}
+		sess.Usage.Add(*answer.Usage)
+		if err := s.AppendBatch(ctx, "s", Batch{
+			Messages: []*protocol.Message{answer},
+			Events: []*protocol.Event{
+				{Type: protocol.EventMessageCompleted, SessionID: "s", Message: answer},
+				{Type: protocol.EventUsage, SessionID: "s", Usage: answer.Usage},
+				{Type: protocol.EventToolStarted, SessionID: "s", ToolCallID: id, ToolName: "read_file", Summary: "Read pkg/p00/f000.go"},
+			},
+			UpdateSession: sess,
+			Audit:         []*protocol.AuditEntry{{SessionID: "s", Tool: "read_file", Summary: "Read pkg/p00/f000.go", Decision: "allow", Source: "mode"}},
+		}); err != nil {
+			b.Fatal(err)
+		}
+		result := &protocol.Message{Role: protocol.RoleTool, ToolCallID: id, ToolName: "read_file", Content: content}
+		if err := s.AppendBatch(ctx, "s", Batch{
+			Messages: []*protocol.Message{result},
+			Events:   []*protocol.Event{{Type: protocol.EventToolCompleted, SessionID: "s", ToolCallID: id, OK: &ok, Message: result}},
+			Files:    []protocol.FileVersion{{Path: "pkg/p00/f000.go", Size: int64(len(content)), SHA256: "abc"}},
+		}); err != nil {
 			b.Fatal(err)
 		}
 	}

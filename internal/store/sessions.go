@@ -110,10 +110,7 @@ func (s *SQLite) UpdateSession(ctx context.Context, sess *protocol.Session) erro
 func (s *SQLite) updateSessionTx(ctx context.Context, tx *sql.Tx, sess *protocol.Session) (updated time.Time, count, created int64, err error) {
 	updated = s.stamp(s.now())
 	u := sess.Usage
-	err = tx.QueryRowContext(ctx, `UPDATE sessions SET title = ?, model = ?, status = ?,
-last_error = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?,
-reasoning_tokens = ?, updated_at = ?, cost_usd = ?, context_percent = ?
-WHERE id = ? RETURNING message_count, created_at`,
+	err = tx.StmtContext(ctx, s.st.updateSession).QueryRowContext(ctx,
 		sess.Title, sess.Model, string(sess.Status), sess.LastError,
 		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
 		ms(updated), sess.CostUSD, sess.ContextPercent, sess.ID).Scan(&count, &created)

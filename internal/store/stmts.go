@@ -7,11 +7,12 @@ import (
 	"fmt"
 )
 
-// The statements of the per-step path (append a message, append an event)
-// and of replay, prepared once at Open. The driver keeps no statement cache,
+// The statements of the per-step path (append messages and events, update
+// the session, record decisions and file versions) and of replay, prepared
+// once at Open. The driver keeps no statement cache,
 // so anything run per step is prepared here; the rest is run as text.
 const (
-	qBumpSession = `UPDATE sessions SET message_count = message_count + 1, updated_at = ?
+	qBumpSession = `UPDATE sessions SET message_count = message_count + ?, updated_at = ?
 WHERE id = ?`
 	qNextMessageSeq = `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?`
 	qInsertMessage  = `INSERT INTO messages (session_id, seq, role, content, created_at)
@@ -19,6 +20,12 @@ VALUES (?, ?, ?, ?, ?)`
 	qNextEventSeq = `SELECT COALESCE(MAX(sequence), 0) + 1 FROM events WHERE session_id = ?`
 	qInsertEvent  = `INSERT INTO events (session_id, sequence, type, payload, created_at)
 VALUES (?, ?, ?, ?, ?)`
+	qUpdateSession = `UPDATE sessions SET title = ?, model = ?, status = ?,
+last_error = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?,
+reasoning_tokens = ?, updated_at = ?, cost_usd = ?, context_percent = ?
+WHERE id = ? RETURNING message_count, created_at`
+	qInsertAudit = `INSERT INTO permission_audit
+(session_id, tool, summary, decision, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`
 
 	qMessages = `SELECT seq, content FROM messages
 WHERE session_id = ? AND seq > ? ORDER BY seq`
@@ -30,6 +37,7 @@ WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`
 type stmts struct {
 	bumpSession, nextMessageSeq, insertMessage *sql.Stmt // writer
 	nextEventSeq, insertEvent                  *sql.Stmt // writer
+	updateSession, insertAudit, recordFile     *sql.Stmt // writer
 	all                                        []*sql.Stmt
 
 	// The reader's statements are prepared in the background (see
@@ -48,6 +56,9 @@ func (st *stmts) prepareWriter(ctx context.Context, w *sql.DB) error {
 		{&st.insertMessage, qInsertMessage},
 		{&st.nextEventSeq, qNextEventSeq},
 		{&st.insertEvent, qInsertEvent},
+		{&st.updateSession, qUpdateSession},
+		{&st.insertAudit, qInsertAudit},
+		{&st.recordFile, qRecordFile},
 	})
 }
 

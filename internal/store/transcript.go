@@ -63,38 +63,52 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) err
 			}
 		}
 	}()
-	for i, m := range msgs {
-		oldSeqs[i] = m.Seq
-		seq, err := s.appendMessageTx(ctx, tx, sessionID, m, ms(now))
+	if len(msgs) > 0 {
+		next, err := s.reserveMessagesTx(ctx, tx, sessionID, len(msgs), ms(now))
 		if err != nil {
 			return err
 		}
-		m.Seq = seq
+		for i, m := range msgs {
+			oldSeqs[i] = m.Seq
+			if err := s.insertMessageTx(ctx, tx, sessionID, m, next+int64(i), ms(now)); err != nil {
+				return err
+			}
+			m.Seq = next + int64(i)
+		}
 	}
 	type assigned struct {
 		seq int64
 		ts  time.Time
 	}
 	done := make([]assigned, len(events))
-	for i, e := range events {
-		if e.SessionID != sessionID {
-			return fmt.Errorf("append: event for session %s in a batch of session %s", e.SessionID, sessionID)
+	if len(events) > 0 {
+		for _, e := range events {
+			if e.SessionID != sessionID {
+				return fmt.Errorf("append: event for session %s in a batch of session %s", e.SessionID, sessionID)
+			}
 		}
-		seq, ts, err := s.appendEventTx(ctx, tx, e, now)
-		if err != nil {
-			return err
+		var next int64
+		if err := tx.StmtContext(ctx, s.st.nextEventSeq).QueryRowContext(ctx, sessionID).Scan(&next); err != nil {
+			return fmt.Errorf("append event: session %s: %w", sessionID, err)
 		}
-		done[i] = assigned{seq, ts}
+		for i, e := range events {
+			ts, err := s.insertEventTx(ctx, tx, e, next+int64(i), now)
+			if err != nil {
+				return err
+			}
+			done[i] = assigned{next + int64(i), ts}
+		}
 	}
-	for _, e := range b.Audit {
-		created := e.CreatedAt
-		if created.IsZero() {
-			created = now
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO permission_audit
-(session_id, tool, summary, decision, source, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			e.SessionID, e.Tool, e.Summary, e.Decision, e.Source, ms(created)); err != nil {
-			return fmt.Errorf("append: audit: %w", err)
+	if len(b.Audit) > 0 {
+		ins := tx.StmtContext(ctx, s.st.insertAudit)
+		for _, e := range b.Audit {
+			created := e.CreatedAt
+			if created.IsZero() {
+				created = now
+			}
+			if _, err := ins.ExecContext(ctx, e.SessionID, e.Tool, e.Summary, e.Decision, e.Source, ms(created)); err != nil {
+				return fmt.Errorf("append: audit: %w", err)
+			}
 		}
 	}
 	if c := b.Compaction; c != nil {
@@ -107,9 +121,12 @@ VALUES (?, ?, ?, ?, ?)`, sessionID, c.ID, c.UpToSeq, string(raw), ms(now)); err 
 			return sessionError("append: compaction", sessionID, err)
 		}
 	}
-	for _, v := range b.Files {
-		if _, err := tx.ExecContext(ctx, qRecordFile, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
-			return sessionError("append: file version "+v.Path, sessionID, err)
+	if len(b.Files) > 0 {
+		rec := tx.StmtContext(ctx, s.st.recordFile)
+		for _, v := range b.Files {
+			if _, err := rec.ExecContext(ctx, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
+				return sessionError("append: file version "+v.Path, sessionID, err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -129,9 +146,10 @@ VALUES (?, ?, ?, ?, ?)`, sessionID, c.ID, c.UpToSeq, string(raw), ms(now)); err 
 	return nil
 }
 
-// appendMessageTx stores m within tx and returns its Seq.
-func (s *SQLite) appendMessageTx(ctx context.Context, tx *sql.Tx, sessionID string, m *protocol.Message, now int64) (int64, error) {
-	res, err := tx.StmtContext(ctx, s.st.bumpSession).ExecContext(ctx, now, sessionID)
+// reserveMessagesTx counts n new messages of the session in its row and
+// returns the Seq the first of them gets.
+func (s *SQLite) reserveMessagesTx(ctx context.Context, tx *sql.Tx, sessionID string, n int, now int64) (int64, error) {
+	res, err := tx.StmtContext(ctx, s.st.bumpSession).ExecContext(ctx, n, now, sessionID)
 	if err != nil {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
 	}
@@ -144,17 +162,22 @@ func (s *SQLite) appendMessageTx(ctx context.Context, tx *sql.Tx, sessionID stri
 	if err := tx.StmtContext(ctx, s.st.nextMessageSeq).QueryRowContext(ctx, sessionID).Scan(&seq); err != nil {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
 	}
+	return seq, nil
+}
+
+// insertMessageTx stores m with Seq seq within tx.
+func (s *SQLite) insertMessageTx(ctx context.Context, tx *sql.Tx, sessionID string, m *protocol.Message, seq, now int64) error {
 	stored := *m
 	stored.Seq = seq
 	content, err := json.Marshal(&stored)
 	if err != nil {
-		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+		return fmt.Errorf("append message: session %s: %w", sessionID, err)
 	}
 	if _, err := tx.StmtContext(ctx, s.st.insertMessage).ExecContext(ctx,
 		sessionID, seq, string(m.Role), string(content), now); err != nil {
-		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
+		return fmt.Errorf("append message: session %s: %w", sessionID, err)
 	}
-	return seq, nil
+	return nil
 }
 
 // Messages returns the session's messages with Seq > afterSeq, in order.
@@ -203,29 +226,25 @@ func (s *SQLite) AppendEvent(ctx context.Context, e *protocol.Event) error {
 	return s.AppendBatch(ctx, e.SessionID, Batch{Events: []*protocol.Event{e}})
 }
 
-// appendEventTx stores e within tx and returns the Sequence and Timestamp
-// it was stored with.
-func (s *SQLite) appendEventTx(ctx context.Context, tx *sql.Tx, e *protocol.Event, now time.Time) (int64, time.Time, error) {
+// insertEventTx stores e with Sequence seq within tx and returns the
+// Timestamp it was stored with.
+func (s *SQLite) insertEventTx(ctx context.Context, tx *sql.Tx, e *protocol.Event, seq int64, now time.Time) (time.Time, error) {
 	ts := e.Timestamp
 	if ts.IsZero() {
 		ts = now
 	}
 	ts = ts.UTC()
-	var seq int64
-	if err := tx.StmtContext(ctx, s.st.nextEventSeq).QueryRowContext(ctx, e.SessionID).Scan(&seq); err != nil {
-		return 0, ts, fmt.Errorf("append event: session %s: %w", e.SessionID, err)
-	}
 	stored := *e
 	stored.Sequence, stored.Timestamp = seq, ts
 	payload, err := json.Marshal(&stored)
 	if err != nil {
-		return 0, ts, fmt.Errorf("append event: session %s: %w", e.SessionID, err)
+		return ts, fmt.Errorf("append event: session %s: %w", e.SessionID, err)
 	}
 	if _, err := tx.StmtContext(ctx, s.st.insertEvent).ExecContext(ctx,
 		e.SessionID, seq, string(e.Type), string(payload), ms(now)); err != nil {
-		return 0, ts, sessionError("append event", e.SessionID, err)
+		return ts, sessionError("append event", e.SessionID, err)
 	}
-	return seq, ts, nil
+	return ts, nil
 }
 
 // Events returns the session's events with Sequence > afterSeq, in order;

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
@@ -141,4 +143,111 @@ func TestTurnWarmsClient(t *testing.T) {
 	if warmedAtRequest.Load() != 1 {
 		t.Fatalf("Warm called %d times before the request, want 1", warmedAtRequest.Load())
 	}
+}
+
+// gateStore holds back the batch that stores a tool.started until the
+// tool has started running, or 5 s at most.
+type gateStore struct {
+	store.Store
+	running chan struct{}
+	waited  atomic.Bool // the batch saw the tool running
+}
+
+func (g *gateStore) AppendBatch(ctx context.Context, sessionID string, b store.Batch) error {
+	for _, e := range b.Events {
+		if e.Type == protocol.EventToolStarted {
+			select {
+			case <-g.running:
+				g.waited.Store(true)
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	return g.Store.AppendBatch(ctx, sessionID, b)
+}
+
+// peekTool is read-only and concurrency-safe; it says when it runs.
+type peekTool struct {
+	probeTool
+	running chan struct{}
+	once    sync.Once
+}
+
+func (p *peekTool) Name() string          { return "peek" }
+func (p *peekTool) Risk() tools.Risk      { return tools.RiskRead }
+func (p *peekTool) ConcurrencySafe() bool { return true }
+func (p *peekTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	p.once.Do(func() { close(p.running) })
+	return tools.Result{Content: "peeked"}, nil
+}
+
+// TestReadOnlyToolRunsWhileAnswerIsStored: a read-only call runs while the
+// answer and its tool.started are being stored, and still every event
+// reaches the store and the sink in order.
+func TestReadOnlyToolRunsWhileAnswerIsStored(t *testing.T) {
+	t.Parallel()
+	for _, calls := range []int{1, 2} {
+		running := make(chan struct{})
+		gate := &gateStore{running: running}
+		peek := &peekTool{running: running}
+		f := newWrappedFixture(t, Options{}, func(st store.Store) store.Store {
+			gate.Store = st
+			return gate
+		}, peek)
+		s := f.session()
+		if calls == 1 {
+			f.srv.Enqueue(llmtest.Call("peek", `{}`), llmtest.Text("done"))
+		} else {
+			f.srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "peek", Arguments: `{"a":1}`},
+				{Name: "peek", Arguments: `{"a":2}`}}}, llmtest.Text("done"))
+		}
+		var mu sync.Mutex
+		var live []string
+		sink := func(e protocol.Event) {
+			if !e.Type.Stored() {
+				return
+			}
+			mu.Lock()
+			live = append(live, string(e.Type))
+			mu.Unlock()
+		}
+		if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "look"}, sink); err != nil {
+			t.Fatal(err)
+		}
+		if !gate.waited.Load() {
+			t.Errorf("%d calls: the tool did not run while its tool.started was being stored", calls)
+		}
+		evs, err := f.st.Events(context.Background(), s.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored []string
+		for _, e := range evs {
+			if e.Type != protocol.EventSessionCreated {
+				stored = append(stored, string(e.Type))
+			}
+		}
+		mu.Lock()
+		got := strings.Join(live, " ")
+		mu.Unlock()
+		if want := strings.Join(stored, " "); got != want {
+			t.Errorf("%d calls: live events\n%s\nstored events\n%s", calls, got, want)
+		}
+		order := []string{"message.completed", "usage", "tool.started", "tool.completed"}
+		if !inOrder(got, order) {
+			t.Errorf("%d calls: events %s; want %v in that order", calls, got, order)
+		}
+	}
+}
+
+// inOrder reports whether the words of want appear in s in that order.
+func inOrder(s string, want []string) bool {
+	for _, w := range want {
+		i := strings.Index(s, w)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(w):]
+	}
+	return true
 }

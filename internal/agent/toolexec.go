@@ -203,16 +203,53 @@ type outcome struct {
 // execute runs one prepared, allowed call, emitting tool.started. It
 // returns an error only when the turn must stop.
 func (t *turn) execute(c *call) (outcome, error) {
-	if err := t.emit(protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
-		Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}); err != nil {
+	started := t.startedEvent(c)
+	if !readOnly(c) {
+		if err := t.emit(started); err != nil {
+			return outcome{}, err
+		}
+		return t.invoke(c), nil
+	}
+	// A read-only call changes nothing, so it runs while its tool.started
+	// (with the answer that asked for it) is being stored; only its result
+	// waits for that.
+	ran := make(chan ranCall, 1)
+	go func() { ran <- t.runTool(c) }()
+	err := t.emit(started)
+	r := <-ran
+	if err != nil {
 		return outcome{}, err
 	}
-	return t.invoke(c), nil
+	return t.after(c, r), nil
 }
 
-// invoke runs the tool. It is safe to call from several goroutines at once
-// for concurrency-safe tools.
+// readOnly reports whether c's tool only reads and may run alongside
+// anything: what may run in parallel batches, and before its tool.started
+// is stored.
+func readOnly(c *call) bool {
+	return c.tool != nil && c.tool.Risk() == tools.RiskRead && c.tool.ConcurrencySafe()
+}
+
+// startedEvent is c's tool.started.
+func (t *turn) startedEvent(c *call) protocol.Event {
+	return protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
+		Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}
+}
+
+// invoke runs the tool and its PostToolUse hooks. It is safe to call from
+// several goroutines at once for concurrency-safe tools.
 func (t *turn) invoke(c *call) outcome {
+	return t.after(c, t.runTool(c))
+}
+
+// ranCall is a call's outcome before its PostToolUse hooks.
+type ranCall struct {
+	outcome
+	cancelled bool
+}
+
+// runTool runs the tool alone.
+func (t *turn) runTool(c *call) ranCall {
 	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
@@ -226,23 +263,28 @@ func (t *turn) invoke(c *call) outcome {
 		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
 	}
 	start := time.Now()
-	res, err := runTool(t, c, env)
+	res, err := callTool(t, c, env)
 	d := time.Since(start)
-	var o outcome
 	switch {
 	case t.ctx.Err() != nil:
-		return outcome{content: CancelledCallResult, isError: true, duration: d}
+		return ranCall{outcome{content: CancelledCallResult, isError: true, duration: d}, true}
 	case err != nil:
-		o = outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}
-	default:
-		o = outcome{content: res.Content, isError: res.IsError, duration: d}
+		return ranCall{outcome: outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}}
 	}
-	return t.postToolUse(c, o)
+	return ranCall{outcome: outcome{content: res.Content, isError: res.IsError, duration: d}}
 }
 
-// runTool calls the tool, turning a panic into an error so one broken tool
+// after runs the PostToolUse hooks of a call that ran to its end.
+func (t *turn) after(c *call, r ranCall) outcome {
+	if r.cancelled {
+		return r.outcome
+	}
+	return t.postToolUse(c, r.outcome)
+}
+
+// callTool calls the tool, turning a panic into an error so one broken tool
 // cannot take the session down with it.
-func runTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
+func callTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error in %s: %v", c.Name, r)
@@ -289,11 +331,7 @@ func (t *turn) cancelRest(calls []*call, cause error) error {
 func (t *turn) runParallel(calls []*call) error {
 	started := make([]protocol.Event, len(calls))
 	for i, c := range calls {
-		started[i] = protocol.Event{Type: protocol.EventToolStarted, ToolCallID: c.ID, ToolName: c.Name,
-			Arguments: protocol.RawJSON(c.Arguments), Summary: c.summary, Step: t.step}
-	}
-	if err := t.record(nil, started...); err != nil {
-		return err
+		started[i] = t.startedEvent(c)
 	}
 	type done struct {
 		i int
@@ -301,17 +339,29 @@ func (t *turn) runParallel(calls []*call) error {
 	}
 	results := make(chan done, len(calls))
 	sem := make(chan struct{}, t.core.opts.MaxParallel)
+	// The calls only read: they run while their tool.started events are
+	// stored; their hooks and results wait for that.
+	stored := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
-			defer func() { <-sem }()
-			results <- done{i, t.invoke(c)}
+			r := t.runTool(c)
+			<-sem
+			<-stored
+			results <- done{i, t.after(c, r)}
 		}()
 	}
+	err := t.record(nil, started...)
+	close(stored)
 	go func() { wg.Wait(); close(results) }()
+	if err != nil {
+		for range results {
+		}
+		return err
+	}
 
 	outs := make([]outcome, len(calls))
 	var firstErr error

@@ -24,6 +24,11 @@ type spareDialer struct {
 	addr  string    // what spare is connected to
 	at    time.Time // when spare was dialed
 	gen   int       // bumped by every prepare; a dial that is not the latest is dropped
+	// dialing is closed when the latest prepare's dial, to dialingAddr,
+	// has ended; a request for that address waits for it rather than
+	// dialing a second connection.
+	dialing     chan struct{}
+	dialingAddr string
 }
 
 // spareMaxAge bounds how long a spare waits for its request; a server may
@@ -38,6 +43,16 @@ func newSpareDialer() *spareDialer {
 // DialContext hands out the spare connection for addr when there is a
 // live one, and dials otherwise.
 func (s *spareDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	s.mu.Lock()
+	dialing, dialingAddr := s.dialing, s.dialingAddr
+	s.mu.Unlock()
+	if dialing != nil && dialingAddr == addr {
+		select {
+		case <-dialing:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	if c := s.take(network, addr); c != nil {
 		return c, nil
 	}
@@ -70,8 +85,11 @@ func (s *spareDialer) prepare(addr string) {
 	s.mu.Lock()
 	s.gen++
 	gen := s.gen
+	done := make(chan struct{})
+	s.dialing, s.dialingAddr = done, addr
 	s.mu.Unlock()
 	go func() {
+		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c, err := s.dial(ctx, "tcp", addr)

@@ -190,3 +190,24 @@ func TestWarmConnectsBeforeFirstRequest(t *testing.T) {
 		t.Fatalf("%d connections; want the warmed one only", len(l.accepted))
 	}
 }
+
+// TestRequestRightAfterWarmWaitsForItsDial: a request sent while Warm's
+// dial is still under way takes that connection instead of dialing a
+// second one.
+func TestRequestRightAfterWarmWaitsForItsDial(t *testing.T) {
+	t.Parallel()
+	srv, l := newConnServer(t, false)
+	for range 5 {
+		c := New(Config{BaseURL: srv.URL, Sleep: noSleep})
+		c.Warm()
+		if _, err := c.Stream(context.Background(), testRequest(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.accepted) != 5 {
+		t.Fatalf("5 clients, each warmed and then used at once, opened %d connections; want 5", len(l.accepted))
+	}
+}

@@ -1,3 +1,7 @@
+// Tests of what one step writes, when, and in what order: the answer
+// stored with its first tool.started, read-only calls running while that
+// is stored, the client warmed before the first request.
+
 package agent
 
 import (

@@ -1,11 +1,11 @@
 package ignore
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,7 +19,7 @@ var gitPaths = []string{
 	"q/b/z/w.go", "abc.txt", "bcd.txt", "a.md", "d.md", "#hash", "!bang", "trail ", "spaced.txt",
 	"x.go", "xy.go", "foo/bar", "q/foo/bar", "dir/keep", "dir/other", "sub/a.tmp",
 	"sub/local.txt", "sub/deeper/local.txt", "sub/important.log", "sub/x.log", "x[",
-	"m.go/f", "deep/er/est/file.txt",
+	"m.go/f", "deep/er/est/file.txt", "]x", "1.md", "-x", "A1.go", "tab\tname",
 }
 
 // TestAgainstGit: for each set of ignore files, the matcher ignores exactly
@@ -60,6 +60,13 @@ func TestAgainstGit(t *testing.T) {
 		{".gitignore": "a//x\n"},
 		{".gitignore": "**/**/c\n"},
 		{".gitignore": "src/\n", "src/.gitignore": "!build/\n"},
+		{".gitignore": "x**\n**d.md\n"},
+		{".gitignore": "q/b**/w.go\ndocs/*/b\n"},
+		{".gitignore": "\\\n[\n*.[!g]o\n"},
+		{".gitignore": "[]a]*\n[[:digit:]].md\n[a-]*\n"},
+		{".gitignore": "[[:alpha:]][[:digit:]].go\n[[:bogus:]]*\n"},
+		{".gitignore": "*[[:space:]]*\n[^a-c]*.md\n"},
+		{".gitignore": "[\\]]x\n\\[x\n"},
 	}
 	var files, dirs []string
 	for _, p := range gitPaths {
@@ -118,17 +125,11 @@ func gitEnv(home string) []string {
 		"GIT_CONFIG_GLOBAL=/dev/null")
 }
 
-// unquoteGit undoes git's C-style quoting of unusual path names.
+// unquoteGit undoes git's C-style quoting of unusual path names (Go's
+// quoted-string syntax covers git's escapes).
 func unquoteGit(s string) string {
-	if len(s) < 2 || s[0] != '"' {
-		return s
+	if u, err := strconv.Unquote(s); err == nil && strings.HasPrefix(s, `"`) {
+		return u
 	}
-	var b bytes.Buffer
-	for i := 1; i < len(s)-1; i++ {
-		if s[i] == '\\' && i+1 < len(s)-1 {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return s
 }

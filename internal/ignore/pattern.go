@@ -1,9 +1,6 @@
 package ignore
 
-import (
-	"path"
-	"strings"
-)
+import "strings"
 
 // result is what one pattern says about a path.
 type result int
@@ -21,7 +18,7 @@ type pattern struct {
 	domain []string
 	// segs are the pattern's components between slashes. A "**" segment
 	// stands for any number of directories.
-	segs    []string
+	segs    []segment
 	negate  bool // "!pattern"
 	dirOnly bool // "pattern/": only directories
 	// anchored patterns (a slash at the start or in the middle) match the
@@ -58,10 +55,10 @@ func parsePattern(line string, domain []string) (p pattern, ok bool) {
 	}
 	for s := range strings.SplitSeq(line, "/") {
 		// An empty segment ("a//b") is kept: it matches no name, as in git.
-		if s == "**" && len(p.segs) > 0 && p.segs[len(p.segs)-1] == "**" {
+		if s == "**" && len(p.segs) > 0 && p.segs[len(p.segs)-1].dirs {
 			continue // "**/**" is "**"
 		}
-		p.segs = append(p.segs, toGoGlob(s))
+		p.segs = append(p.segs, newSegment(s))
 	}
 	p.domain = domain
 	return p, true
@@ -85,37 +82,22 @@ func trimTrailingSpaces(line string) string {
 	return line[:end]
 }
 
-// toGoGlob turns a gitignore glob for one path component into the syntax
-// of path.Match: a bracket expression negated with "!" becomes "^". The
-// rest ("*", "?", ranges, backslash escapes) is the same.
-func toGoGlob(s string) string {
-	if !strings.Contains(s, "[!") {
-		return s
+// segment is one component of a pattern.
+type segment struct {
+	text string // as written, for tests
+	dirs bool   // "**": any number of directories
+	g    glob
+	// spans: the glob holds a "**" that is not the whole component, which
+	// matches "/" too, so the segment may match several components.
+	spans bool
+}
+
+func newSegment(s string) segment {
+	if s == "**" {
+		return segment{text: s, dirs: true}
 	}
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			b.WriteByte(c)
-			i++
-			b.WriteByte(s[i])
-			continue
-		case !inClass && c == '[':
-			inClass = true
-			b.WriteByte(c)
-			if i+1 < len(s) && s[i+1] == '!' {
-				b.WriteByte('^')
-				i++
-			}
-			continue
-		case inClass && c == ']':
-			inClass = false
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	g := compileGlob(s)
+	return segment{text: s, g: g, spans: g.crossesSlash()}
 }
 
 // match says whether the pattern excludes or includes the path whose
@@ -138,7 +120,7 @@ func (p *pattern) match(parts []string, isDir bool) result {
 	if p.anchored {
 		ok = matchSegs(p.segs, rel)
 	} else {
-		ok = globMatch(p.segs[0], rel[len(rel)-1])
+		ok = p.segs[0].dirs || p.segs[0].g.match(rel[len(rel)-1])
 	}
 	switch {
 	case !ok:
@@ -155,7 +137,7 @@ func (p *pattern) match(parts []string, isDir bool) result {
 // one by one, keeping the set of path prefixes matched so far, so a
 // pattern with many "**" costs segments × components, never more: the
 // patterns come from the repository, which may be hostile.
-func matchSegs(segs, parts []string) bool {
+func matchSegs(segs []segment, parts []string) bool {
 	reach := make([]bool, len(parts)+1) // reach[j]: the segments so far match parts[:j]
 	next := make([]bool, len(parts)+1)
 	reach[0] = true
@@ -163,19 +145,31 @@ func matchSegs(segs, parts []string) bool {
 		clear(next)
 		some := false
 		switch {
-		case s == "**" && i == len(segs)-1:
+		case s.dirs && i == len(segs)-1:
 			for j := range reach {
 				next[j] = some // at least one component
 				some = some || reach[j]
 			}
-		case s == "**":
+		case s.dirs:
 			for j := range reach {
 				some = some || reach[j]
 				next[j] = some
 			}
+		case s.spans:
+			for j := range parts {
+				if !reach[j] {
+					continue
+				}
+				for k := j + 1; k <= len(parts); k++ {
+					if s.g.match(strings.Join(parts[j:k], "/")) {
+						next[k] = true
+						some = true
+					}
+				}
+			}
 		default:
 			for j := range parts {
-				if reach[j] && globMatch(s, parts[j]) {
+				if reach[j] && s.g.match(parts[j]) {
 					next[j+1] = true
 					some = true
 				}
@@ -187,10 +181,4 @@ func matchSegs(segs, parts []string) bool {
 		reach, next = next, reach
 	}
 	return reach[len(parts)]
-}
-
-// globMatch matches one component; a malformed glob matches nothing.
-func globMatch(glob, name string) bool {
-	ok, err := path.Match(glob, name)
-	return err == nil && ok
 }

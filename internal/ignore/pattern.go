@@ -138,8 +138,14 @@ func (p *pattern) match(parts []string, isDir bool) result {
 // pattern with many "**" costs segments × components, never more: the
 // patterns come from the repository, which may be hostile.
 func matchSegs(segs []segment, parts []string) bool {
-	reach := make([]bool, len(parts)+1) // reach[j]: the segments so far match parts[:j]
-	next := make([]bool, len(parts)+1)
+	// reach[j]: the segments so far match parts[:j].
+	var buf [2][32]bool // most paths are not deeper: no allocation
+	reach, next := buf[0][:], buf[1][:]
+	if len(parts)+1 <= len(buf[0]) {
+		reach, next = reach[:len(parts)+1], next[:len(parts)+1]
+	} else {
+		reach, next = make([]bool, len(parts)+1), make([]bool, len(parts)+1)
+	}
 	reach[0] = true
 	for i, s := range segs {
 		clear(next)

@@ -8,8 +8,9 @@ import "strings"
 // anything, "/" included, and a backslash takes the next byte literally.
 // Matching is by bytes, as in git.
 type glob struct {
-	toks []token
-	bad  bool // malformed (an unclosed "[", a trailing "\"): matches nothing
+	toks    []token
+	bad     bool // malformed (an unclosed "[", a trailing "\"): matches nothing
+	literal bool // only literal bytes: a plain comparison
 }
 
 type tokenKind uint8
@@ -64,7 +65,21 @@ func compileGlob(s string) glob {
 			g.toks = append(g.toks, token{kind: tokByte, b: c})
 		}
 	}
+	g.literal = true
+	for _, t := range g.toks {
+		g.literal = g.literal && t.kind == tokByte
+	}
 	return g
+}
+
+// literalIs reports whether text is the literal glob's bytes.
+func (g glob) literalIs(text string) bool {
+	for i, t := range g.toks {
+		if text[i] != t.b {
+			return false
+		}
+	}
+	return true
 }
 
 // parseClass parses the bracket expression at the start of s and returns
@@ -188,8 +203,16 @@ func (g glob) match(text string) bool {
 	if g.bad {
 		return false
 	}
-	reach := make([]bool, len(text)+1)
-	next := make([]bool, len(text)+1)
+	if g.literal {
+		return len(text) == len(g.toks) && g.literalIs(text)
+	}
+	var buf [2][64]bool // most names fit: no allocation
+	reach, next := buf[0][:], buf[1][:]
+	if len(text)+1 <= len(buf[0]) {
+		reach, next = reach[:len(text)+1], next[:len(text)+1]
+	} else {
+		reach, next = make([]bool, len(text)+1), make([]bool, len(text)+1)
+	}
 	reach[0] = true
 	for _, t := range g.toks {
 		clear(next)

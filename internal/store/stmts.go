@@ -9,8 +9,8 @@ import (
 
 // The statements of the per-step path (append messages and events, update
 // the session, record decisions and file versions) and of replay, prepared
-// once at Open. The driver keeps no statement cache,
-// so anything run per step is prepared here; the rest is run as text.
+// once at Open. The driver keeps no statement cache, so anything run per
+// step is prepared here; the rest is run as text.
 const (
 	qBumpSession = `UPDATE sessions SET message_count = message_count + ?, updated_at = ?
 WHERE id = ?`
@@ -41,7 +41,7 @@ type stmts struct {
 	all                                        []*sql.Stmt
 
 	// The reader's statements are prepared in the background (see
-	// readerStmts): a process's first read comes after its first write.
+	// startReader): a process's first read comes after its first write.
 	readerReady                  chan struct{} // closed once they are prepared or failed
 	readerErr                    error
 	messages, events, getSession *sql.Stmt

@@ -153,9 +153,9 @@ func (s *SQLite) reserveMessagesTx(ctx context.Context, tx *sql.Tx, sessionID st
 	if err != nil {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
+	if rows, err := res.RowsAffected(); err != nil {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, err)
-	} else if n == 0 {
+	} else if rows == 0 {
 		return 0, fmt.Errorf("append message: session %s: %w", sessionID, ErrNotFound)
 	}
 	var seq int64

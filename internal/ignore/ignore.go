@@ -256,6 +256,8 @@ func (m *Matcher) readPatterns(name string, domain []string) []pattern {
 // the root, has the components domain (nil for the root). Blank lines and
 // comments are dropped; CRLF line ends are accepted.
 func parse(data []byte, domain []string) []pattern {
+	// The patterns keep domain: a copy, as the caller's slice may change.
+	domain = slices.Clone(domain)
 	var ps []pattern
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)

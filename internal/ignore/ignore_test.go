@@ -251,3 +251,22 @@ func TestParse(t *testing.T) {
 		t.Error("patterns do not match as expected")
 	}
 }
+
+// TestRulesKeepTheirDirectory: the patterns of a nested .gitignore read
+// during a walk still apply to their own directory, and to no sibling,
+// when asked about after the walk.
+func TestRulesKeepTheirDirectory(t *testing.T) {
+	t.Parallel()
+	m := New(writeTree(t, map[string]string{
+		"one/.gitignore": "*.tmp\n",
+		"one/a.tmp":      "",
+		"two/a.tmp":      "",
+	}))
+	walkAll(t, m, ".", nil)
+	if !m.Match("one/a.tmp", false) {
+		t.Error("one/a.tmp is not ignored after the walk; one/.gitignore says it is")
+	}
+	if m.Match("two/a.tmp", false) {
+		t.Error("two/a.tmp is ignored after the walk; only one/.gitignore names *.tmp")
+	}
+}

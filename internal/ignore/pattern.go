@@ -28,8 +28,8 @@ type pattern struct {
 }
 
 // parsePattern parses line, a line of an ignore file in the directory
-// whose components are domain. ok is false for lines that are not
-// patterns: blank ones and comments.
+// whose components are domain (kept, not copied). ok is false for lines
+// that are not patterns: blank ones and comments.
 func parsePattern(line string, domain []string) (p pattern, ok bool) {
 	line = trimTrailingSpaces(line)
 	if line == "" || line[0] == '#' {

@@ -1518,3 +1518,44 @@ func TestCompactionFailureFallsBackAndPreCompactHookRuns(t *testing.T) {
 		t.Errorf("PreCompact hook input: %q, %v", data, err)
 	}
 }
+
+// TestRunAgainstServerClosingConnections: against a server that closes
+// every connection (the peer benchmark's does), each request after the
+// first goes out on a connection opened while the agent worked (here: a
+// 0.3 s command), with no retry, and with no more connections than
+// requests and the one opened after the last answer.
+func TestRunAgainstServerClosingConnections(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "run_command", Arguments: `{"command":"sleep 0.3"}`}}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "read_file", Arguments: `{"path":"notes.txt"}`}}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c3", Name: "run_command", Arguments: `{"command":"sleep 0.31"}`}}},
+		llmtest.Text("All done."),
+	)
+	e.srv.SetCloseConnections(true)
+	e.writeWS("notes.txt", "hello\n")
+	r := e.run("", "run", "--json", "--yolo", "do it")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, `"type":"provider.retry"`) {
+		t.Errorf("a request was retried:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "All done.") {
+		t.Errorf("no final answer:\n%s", r.stdout)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d chat requests, want 4", len(reqs))
+	}
+	// The requests that follow a command were sent on a connection that
+	// had waited through it.
+	for _, i := range []int{1, 3} {
+		if waited := reqs[i].Time.Sub(reqs[i].ConnAccepted); waited < 150*time.Millisecond {
+			t.Errorf("request %d came on a connection accepted %v before it; want one opened during the command", i+1, waited)
+		}
+	}
+	if n, conns := len(reqs), e.srv.Connections(); conns < n || conns > n+1 {
+		t.Errorf("%d connections for %d requests; want %d or %d", conns, n, n, n+1)
+	}
+}

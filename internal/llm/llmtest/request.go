@@ -21,6 +21,9 @@ type Request struct {
 	Size int
 	// Time is when the request arrived.
 	Time time.Time
+	// ConnAccepted is when the server accepted the connection the request
+	// came on (zero for a server that does not listen itself).
+	ConnAccepted time.Time
 	// Chat is the parsed body of a chat-completions request, or nil for
 	// other requests and for bodies that are not valid JSON. When bodies
 	// are not recorded, the recorded Chat has no Messages.

@@ -47,6 +47,10 @@ type Server struct {
 	requests  []Request
 	noBodies  bool
 	onRequest func(*Request)
+	closeEach bool // answer with "Connection: close"
+
+	conns    atomic.Int64 // connections accepted (servers that listen)
+	accepted sync.Map     // remote address → time.Time its connection was accepted
 }
 
 // NewServer starts a Server on a loopback port, with replies queued. Like
@@ -67,7 +71,16 @@ func Listen(addr string, replies ...Reply) (*Server, error) {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	s := NewUnstarted(replies...)
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(c net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				s.conns.Add(1)
+				s.accepted.Store(c.RemoteAddr().String(), time.Now())
+			case http.StateClosed, http.StateHijacked:
+				s.accepted.Delete(c.RemoteAddr().String())
+			}
+		}}
 	s.served = make(chan struct{})
 	s.url = "http://" + ln.Addr().String() + "/v1"
 	go func() {
@@ -103,6 +116,19 @@ func (s *Server) Enqueue(replies ...Reply) {
 	s.queue = append(s.queue, replies...)
 	s.mu.Unlock()
 }
+
+// SetCloseConnections makes every answer end its connection
+// ("Connection: close"), as some simple servers and gateways do, or stops
+// that.
+func (s *Server) SetCloseConnections(on bool) {
+	s.mu.Lock()
+	s.closeEach = on
+	s.mu.Unlock()
+}
+
+// Connections returns how many connections the server has accepted (0
+// for an unstarted one).
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // Pending returns how many queued replies have not been served yet.
 func (s *Server) Pending() int {
@@ -210,7 +236,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.active.Done()
 
+	s.mu.Lock()
+	closeEach := s.closeEach
+	s.mu.Unlock()
+	if closeEach {
+		w.Header().Set("Connection", "close")
+	}
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Time: time.Now()}
+	if at, ok := s.accepted.Load(r.RemoteAddr); ok {
+		req.ConnAccepted = at.(time.Time)
+	}
 	body, err := readBody(r)
 	if err != nil {
 		return // the client went away

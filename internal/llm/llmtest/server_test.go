@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -379,5 +380,30 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCloseConnections: told to, the server ends every connection after
+// its answer, counts the connections and says when each was accepted.
+func TestCloseConnections(t *testing.T) {
+	t.Parallel()
+	s := NewServer(Text("a"), Text("b"))
+	defer s.Close()
+	s.SetCloseConnections(true)
+	for range 2 {
+		resp := post(t, context.Background(), s, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if !resp.Close {
+			t.Error("the answer does not close its connection")
+		}
+	}
+	if n := s.Connections(); n != 2 {
+		t.Errorf("Connections() = %d, want 2", n)
+	}
+	for i, r := range s.ChatRequests() {
+		if r.ConnAccepted.IsZero() || r.ConnAccepted.After(r.Time) {
+			t.Errorf("request %d: connection accepted at %v, request at %v", i, r.ConnAccepted, r.Time)
+		}
 	}
 }

@@ -57,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scriptPath := fs.String("script", "", "JSON script of replies, {\"replies\": [...]}")
 	logPath := fs.String("log", "", "append one JSON line per request to this `file`")
 	models := fs.String("models", "", "comma-separated model `ids` for /v1/models (default: the script's, or fake-model)")
+	closeConns := fs.Bool("close-connections", false, "end every connection after its answer (Connection: close), as some simple servers do")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -93,6 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	s.RecordBodies(false) // nothing reads them back; keep long runs small
+	s.SetCloseConnections(*closeConns)
 	if *models != "" {
 		s.SetModels(strings.Split(*models, ",")...)
 	} else if len(script.Models) > 0 {

@@ -201,3 +201,16 @@ func TestRunWithoutScript(t *testing.T) {
 		t.Errorf("/models/b: status %d", resp.StatusCode)
 	}
 }
+
+func TestRunCloseConnections(t *testing.T) {
+	t.Parallel()
+	url, _ := start(t, "--close-connections")
+	resp, err := get(t, url+"/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !resp.Close {
+		t.Error("with --close-connections the answer does not close its connection")
+	}
+}

@@ -21,6 +21,15 @@ type connLog struct {
 	order    []string            // the connection of each request, in order
 }
 
+// settled returns how many connections the server accepted, once the
+// client's background dials have had time to land.
+func (l *connLog) settled() int {
+	time.Sleep(20 * time.Millisecond)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.accepted)
+}
+
 func newConnServer(t *testing.T, closeEach bool) (*httptest.Server, *connLog) {
 	t.Helper()
 	l := &connLog{accepted: map[string]time.Time{}, idle: map[string]net.Conn{}}
@@ -93,11 +102,8 @@ func TestNoSpareWithKeepAlive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.accepted) != 1 {
-		t.Fatalf("%d connections for 4 requests to a keep-alive server, want 1", len(l.accepted))
+	if n := l.settled(); n != 1 {
+		t.Fatalf("%d connections for 4 requests to a keep-alive server, want 1", n)
 	}
 }
 
@@ -183,11 +189,8 @@ func TestWarmConnectsBeforeFirstRequest(t *testing.T) {
 		}
 		c.Warm()
 	}
-	time.Sleep(20 * time.Millisecond)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.accepted) != 1 {
-		t.Fatalf("%d connections; want the warmed one only", len(l.accepted))
+	if n := l.settled(); n != 1 {
+		t.Fatalf("%d connections; want the warmed one only", n)
 	}
 }
 
@@ -204,10 +207,7 @@ func TestRequestRightAfterWarmWaitsForItsDial(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.accepted) != 5 {
-		t.Fatalf("5 clients, each warmed and then used at once, opened %d connections; want 5", len(l.accepted))
+	if n := l.settled(); n != 5 {
+		t.Fatalf("5 clients, each warmed and then used at once, opened %d connections; want 5", n)
 	}
 }

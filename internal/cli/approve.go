@@ -8,7 +8,6 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
-	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/headless"
 )
 
@@ -69,15 +68,7 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 	if err != nil {
 		return err
 	}
-	home, err := config.Home()
-	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := config.Load(home)
-	if err != nil {
-		return usageErr(err)
-	}
-	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/app"
+	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/store"
 )
 
@@ -44,6 +46,21 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // usageErr marks err as a usage or configuration error (exit 2).
 func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
+
+// openApp loads the config of the home directory and opens the app on it;
+// a missing home or a broken config is a usage error. The caller closes
+// the app.
+func openApp(ctx context.Context, opts app.Options) (*app.App, error) {
+	home, err := config.Home()
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return app.Open(ctx, home, cfg, opts)
+}
 
 // usagef returns a usage error with a formatted message.
 func usagef(format string, args ...any) error { return usageErr(fmt.Errorf(format, args...)) }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
-	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/headless"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -134,15 +133,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	home, err := config.Home()
-	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := config.Load(home)
-	if err != nil {
-		return usageErr(err)
-	}
-	a, err := app.Open(ctx, home, cfg, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
 	if err != nil {
 		return err
 	}

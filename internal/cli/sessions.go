@@ -237,15 +237,7 @@ func oneLine(s string, n int) string {
 }
 
 func compactSession(ctx context.Context, stdio IO, id, instructions string) error {
-	home, err := config.Home()
-	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := config.Load(home)
-	if err != nil {
-		return usageErr(err)
-	}
-	a, err := app.Open(ctx, home, cfg, app.Options{})
+	a, err := openApp(ctx, app.Options{})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mx-claw/mx-claw/internal/app"
-	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/tui"
@@ -55,15 +54,7 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
-	home, err := config.Home()
-	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := config.Load(home)
-	if err != nil {
-		return usageErr(err)
-	}
-	a, err := app.Open(ctx, home, cfg, app.Options{Mode: mode, Trust: f.trust})
+	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust})
 	if err != nil {
 		return err
 	}
@@ -75,7 +66,7 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	}
 	b := app.NewBackend(a, ws, f.model)
 
-	opts := tui.Options{Backend: b, HistoryFile: historyFile(home, ws), NoColor: os.Getenv("NO_COLOR") != ""}
+	opts := tui.Options{Backend: b, HistoryFile: historyFile(a.Home, ws), NoColor: os.Getenv("NO_COLOR") != ""}
 	if out, ok := stdio.Out.(*os.File); ok {
 		if w, h, err := term.GetSize(int(out.Fd())); err == nil {
 			opts.Width, opts.Height = w, h

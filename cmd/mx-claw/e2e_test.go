@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -1235,6 +1236,27 @@ func newSmallWindowEnv(t *testing.T, window int) *env {
 	return e
 }
 
+// readBigFile answers requests without tools (summaries) with summary, and
+// the others with a read of the next piece of big.txt, steps times, then
+// with done.
+func readBigFile(steps int, done string, summary func(req *llmtest.Request) llmtest.Reply) llmtest.Responder {
+	var mu sync.Mutex
+	main := 0
+	return func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return summary(req)
+		}
+		mu.Lock()
+		main++
+		n := main
+		mu.Unlock()
+		if n > steps {
+			return llmtest.Text(done)
+		}
+		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"big.txt","offset":%d,"limit":25}`, (n*5)%370+1))
+	}
+}
+
 // checkPairs fails if a request's messages split an assistant's tool calls
 // from their results.
 func checkPairs(t *testing.T, i int, msgs []llmtest.ChatMessage) {
@@ -1260,17 +1282,9 @@ func TestCompactionKeepsLedgerAndPairs(t *testing.T) {
 	t.Parallel()
 	const window, steps = 16000, 60
 	e := newSmallWindowEnv(t, window)
-	main := 0
-	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
-		if len(req.Chat.Tools) == 0 {
-			return llmtest.Text(fmt.Sprintf("SUMMARY: the user wants big.txt read; %d messages summarised.", len(req.Chat.Messages)))
-		}
-		main++
-		if main > steps {
-			return llmtest.Text("done reading")
-		}
-		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"big.txt","offset":%d,"limit":25}`, (main*5)%370+1))
-	})
+	e.srv.SetResponder(readBigFile(steps, "done reading", func(req *llmtest.Request) llmtest.Reply {
+		return llmtest.Text(fmt.Sprintf("SUMMARY: the user wants big.txt read; %d messages summarised.", len(req.Chat.Messages)))
+	}))
 	r := e.run("", "run", "--json", "Read big.txt piece by piece. Never touch vendor/.")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -1480,17 +1494,9 @@ func TestCompactionFailureFallsBackAndPreCompactHookRuns(t *testing.T) {
 	e := newSmallWindowEnv(t, window)
 	marker := filepath.Join(e.home, "precompact-ran")
 	e.writeHome("settings.json", fmt.Sprintf(`{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":"cat > %s"}]}]}}`, marker))
-	main := 0
-	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
-		if len(req.Chat.Tools) == 0 {
-			return llmtest.Reply{Status: 400, Body: `{"error":{"message":"summaries are broken today"}}`}
-		}
-		main++
-		if main > 40 {
-			return llmtest.Text("done")
-		}
-		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"big.txt","offset":%d,"limit":25}`, (main*5)%370+1))
-	})
+	e.srv.SetResponder(readBigFile(40, "done", func(*llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Status: 400, Body: `{"error":{"message":"summaries are broken today"}}`}
+	}))
 	r := e.run("", "run", "--json", "Read big.txt. Keep going.")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

@@ -2,7 +2,7 @@
 GO ?= go
 BIN ?= bin/mx-claw
 
-.PHONY: build install test test-deps bench vet
+.PHONY: build install test test-deps bench vet fuzz-shell
 
 # The binary is always cgo-free; only the race detector run of `make test`
 # builds test binaries with cgo (the race detector needs it).
@@ -18,7 +18,7 @@ install:
 test-deps:
 	@if command -v apt-get >/dev/null 2>&1; then \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus >/dev/null; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace >/dev/null; \
 	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
 
 vet:
@@ -33,3 +33,10 @@ test: test-deps vet
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/agent/ ./internal/llm/... ./internal/store/
+
+# fuzz-shell is the long run of the differential test of the command
+# classifier against real bash under strace (FUZZTIME, default 10m).
+FUZZTIME ?= 10m
+fuzz-shell:
+	$(GO) test -run '^$$' -fuzz FuzzEvaluationAgainstBash -fuzztime $(FUZZTIME) ./internal/permission/
+	$(GO) test -run '^TestEvaluationAgainstBash$$' -evalcases 20000 ./internal/permission/

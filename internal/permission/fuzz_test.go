@@ -11,6 +11,7 @@ func FuzzClassify(f *testing.F) {
 		"f() {", "case x in", "$(", "`", "bash -c", "eval", "{a,b}", "$'\\x",
 		"sed -n 's/a/b/w", "find . -exec", "xargs", "sudo -u", "env -S", "a | b &&",
 		"rm -rf / \"", ":(){ :|:& };", strings.Repeat("(", 50),
+		`let "y="\$(echo >F)""`, `echo $(( "\\" ))`,
 	} {
 		f.Add(s)
 	}

@@ -270,6 +270,7 @@ func (c *classifier) text(f frame, sc *scope, src string) {
 	}
 	f.src = src
 	c.stmts(f, sc, file.Stmts)
+	defer c.evaluations(f, sc, file)
 	// Safety net: every simple command in the tree is judged, even one
 	// the structured walk above did not reach.
 	syntax.Walk(file, func(n syntax.Node) bool {

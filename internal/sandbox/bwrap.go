@@ -36,9 +36,6 @@ func bwrapArgs(plan Plan, net bwrapNet, dir string, argv []string) []string {
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
-		// A private, empty /tmp for programs that ignore TMPDIR; the
-		// session's own temp dir is bound below like any writable root.
-		"--tmpfs", "/tmp",
 	)
 	for _, w := range plan.Writable {
 		a = append(a, "--bind", w, w)

@@ -44,6 +44,9 @@ type helperSpec struct {
 	Argv []string `json:"argv"`
 	// Limits are the resource limits to set.
 	Limits Limits `json:"limits"`
+	// NoAddressLimit leaves the address space alone (the program execed is
+	// the Go bridge, which sets it for the command).
+	NoAddressLimit bool `json:"noAddressLimit,omitempty"`
 	// NprocRlimit says to cap processes with RLIMIT_NPROC (no cgroup).
 	NprocRlimit bool `json:"nprocRlimit,omitempty"`
 	// Wait says to read one byte from fd 3 first: the parent has put the

@@ -27,9 +27,6 @@ func runHelper(s helperSpec) error {
 			return err
 		}
 	}
-	if err := setLimits(s.Limits, s.NprocRlimit); err != nil {
-		return err
-	}
 	switch s.Backend {
 	case "bwrap":
 		return execBwrap(s)
@@ -55,14 +52,18 @@ func runHelper(s helperSpec) error {
 	default:
 		return fmt.Errorf("unknown backend %q", s.Backend)
 	}
-	return execArgv(s.Argv)
+	return execArgv(s, s.Argv)
 }
 
-// execArgv replaces this process with argv, found on PATH.
-func execArgv(argv []string) error {
+// execArgv sets the limits and replaces this process with argv, found on
+// PATH.
+func execArgv(s helperSpec, argv []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("find %s: %v", argv[0], err)
+	}
+	if err := setLimits(s.Limits, s.NprocRlimit, !s.NoAddressLimit); err != nil {
+		return err
 	}
 	err = syscall.Exec(path, argv, os.Environ())
 	return fmt.Errorf("exec %s: %v", argv[0], err)
@@ -87,8 +88,7 @@ func execBwrap(s helperSpec) error {
 		unix.Close(p[1])
 		argv = append([]string{argv[0], "--seccomp", strconv.Itoa(p[0])}, argv[1:]...)
 	}
-	err := syscall.Exec(argv[0], argv, os.Environ())
-	return fmt.Errorf("exec bwrap (%s): %v", argv[0], err)
+	return execArgv(s, argv)
 }
 
 // applyLandlock restricts this thread: read and execute everywhere, write
@@ -161,11 +161,20 @@ func runBridge(s helperSpec) error {
 			}()
 		}
 	}()
-	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+	// The command runs through the helper once more, which sets the
+	// limits (the address space one would not leave this Go process room
+	// to run) and execs it.
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("proxy bridge: %v", err)
+	}
+	child := helperSpec{Backend: "none", Argv: s.Argv, Limits: s.Limits}
+	cmd := exec.Command(self, HelperArg, child.encode())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %v", s.Argv[0], err)
 	}
+	runtime.UnlockOSThread()
 	err = cmd.Wait()
 	code := 0
 	var ee *exec.ExitError

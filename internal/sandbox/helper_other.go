@@ -12,12 +12,12 @@ import (
 // runHelper sets the limits and execs the command (sandbox-exec for the
 // seatbelt backend). It returns only on failure.
 func runHelper(s helperSpec) error {
-	if err := setLimits(s.Limits, s.NprocRlimit); err != nil {
-		return err
-	}
 	path, err := exec.LookPath(s.Argv[0])
 	if err != nil {
 		return fmt.Errorf("find %s: %v", s.Argv[0], err)
+	}
+	if err := setLimits(s.Limits, s.NprocRlimit, true); err != nil {
+		return err
 	}
 	err = syscall.Exec(path, s.Argv, os.Environ())
 	return fmt.Errorf("exec %s: %v", s.Argv[0], err)

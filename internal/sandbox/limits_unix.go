@@ -11,10 +11,12 @@ import (
 )
 
 // setLimits sets the resource limits of this process (inherited by what
-// it execs). nproc says to cap processes with RLIMIT_NPROC: that limit
+// it execs). as says whether to cap the address space too: the Go
+// runtime reserves much of it, so that limit is set only right before an
+// exec into something else. nproc says to cap processes with RLIMIT_NPROC: that limit
 // counts every process of the user, so it is set to the user's current
 // count plus the allowance.
-func setLimits(l Limits, nproc bool) error {
+func setLimits(l Limits, nproc, as bool) error {
 	l = l.orDefault()
 	set := func(what string, res int, v uint64) error {
 		var cur unix.Rlimit
@@ -29,8 +31,10 @@ func setLimits(l Limits, nproc bool) error {
 	if err := set("CPU time", unix.RLIMIT_CPU, uint64(l.CPUSeconds)); err != nil {
 		return err
 	}
-	if err := set("address space", unix.RLIMIT_AS, uint64(l.AddressSpaceMB)<<20); err != nil {
-		return err
+	if as {
+		if err := set("address space", unix.RLIMIT_AS, uint64(l.AddressSpaceMB)<<20); err != nil {
+			return err
+		}
 	}
 	if err := set("file size", unix.RLIMIT_FSIZE, uint64(l.FileSizeMB)<<20); err != nil {
 		return err

@@ -34,6 +34,10 @@ type Proxy struct {
 
 // StartProxy starts a proxy for hosts, its Unix socket in dir.
 func StartProxy(hosts []string, dir string) (*Proxy, error) {
+	return startProxy(hosts, dir, func(n, a string) (net.Conn, error) { return net.DialTimeout(n, a, 10*time.Second) })
+}
+
+func startProxy(hosts []string, dir string, dial func(network, addr string) (net.Conn, error)) (*Proxy, error) {
 	tcp, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -47,7 +51,7 @@ func StartProxy(hosts []string, dir string) (*Proxy, error) {
 	}
 	os.Chmod(sock, 0o666) // a sandbox may run as another user id
 	p := &Proxy{hosts: append([]string(nil), hosts...), tcp: tcp, unix: ux, sock: sock,
-		dial:  func(n, a string) (net.Conn, error) { return net.DialTimeout(n, a, 10*time.Second) },
+		dial:  dial,
 		conns: map[net.Conn]bool{}}
 	for _, ln := range []net.Listener{tcp, ux} {
 		p.wg.Add(1)

@@ -146,6 +146,7 @@ func (s *Session) Prepare(c Command) (*Launch, error) {
 			bridge := helperSpec{Backend: "bridge", Argv: c.Argv, Limits: pol.Limits,
 				BridgeSocket: proxy.Socket(), BridgePort: proxy.Port()}
 			argv = []string{helper, HelperArg, bridge.encode()}
+			spec.NoAddressLimit = true
 		}
 		spec.Argv = append([]string{bwrapPath}, bwrapArgs(plan, net, c.Dir, argv)...)
 		l.done = append(l.done, s.m.holdMasks(plan.Masks))

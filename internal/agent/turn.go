@@ -14,6 +14,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/compact"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -210,6 +211,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			return &ConfigError{Err: err}
 		}
 	}
+	var commands *execx.Runner
+	if c.opts.Commands != nil {
+		if commands, err = c.opts.Commands(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -241,6 +248,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		cmds:   commands,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
 		id:     setup.turnID,
@@ -272,6 +280,7 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	cmds    *execx.Runner // the sandbox of run_command; nil for none
 	onAsk   AskPolicy
 	budget  Budget
 	warned  map[string]bool  // budgets already warned about

@@ -18,10 +18,12 @@ import (
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -40,6 +42,9 @@ type App struct {
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
+	// Sandbox chooses and runs the command sandbox (see sandbox.go).
+	Sandbox *sandbox.Manager
+	groups  *execx.Groups // the process groups of running commands
 
 	opts          Options
 	agentsCache   memory.Cache
@@ -59,6 +64,9 @@ type Options struct {
 	// Trust trusts the workspaces of this process's sessions (--trust),
 	// and remembers that.
 	Trust bool
+	// SandboxMode is the sandbox mode chosen for this process (--sandbox);
+	// empty leaves it to the settings.
+	SandboxMode sandbox.Mode
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 }
@@ -96,6 +104,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
+	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -107,6 +116,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		MaxIterations:    maxIter,
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
+		Commands:         a.commands,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
@@ -120,8 +130,11 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close closes the sandbox's proxies and the store.
+func (a *App) Close() error {
+	a.Sandbox.Close()
+	return a.Store.Close()
+}
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

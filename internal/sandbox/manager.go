@@ -304,3 +304,12 @@ func (m *Manager) helperPath() (string, error) {
 	}
 	return p, nil
 }
+
+// Notice returns, the first time in this process, the warning to show
+// when this session's commands run without a sandbox; "" otherwise.
+func (s *Session) Notice() string {
+	if s.policy.Mode == ModeOff {
+		return ""
+	}
+	return s.m.Notice()
+}

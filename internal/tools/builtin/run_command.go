@@ -32,6 +32,15 @@ const runCommandSchema = `{
       "minimum": 1,
       "maximum": 600,
       "description": "Seconds before the command is killed. Default 120, at most 600."
+    },
+    "escalate": {
+      "type": "boolean",
+      "description": "Run outside the sandbox. Only after a command failed because the sandbox denied a write or the network, and with a justification; the user is always asked."
+    },
+    "justification": {
+      "type": "string",
+      "maxLength": 300,
+      "description": "With escalate: one line telling the user why the command must run outside the sandbox."
     }
   },
   "required": ["command"],
@@ -57,9 +66,11 @@ func NewRunCommand(extraEnv ...string) tools.Tool {
 }
 
 type runCommandArgs struct {
-	Command string `json:"command"`
-	Workdir string `json:"workdir"`
-	Timeout int    `json:"timeout"`
+	Command       string `json:"command"`
+	Workdir       string `json:"workdir"`
+	Timeout       int    `json:"timeout"`
+	Escalate      bool   `json:"escalate"`
+	Justification string `json:"justification"`
 }
 
 func (*runCommand) Name() string            { return "run_command" }
@@ -76,6 +87,9 @@ func (*runCommand) Summary(args json.RawMessage) string {
 	if r := []rune(cmd); len(r) > 80 {
 		cmd = string(r[:79]) + "…"
 	}
+	if a.Escalate {
+		return "Run outside the sandbox: " + cmd
+	}
 	return "Run " + cmd
 }
 
@@ -90,6 +104,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	}
 	if strings.TrimSpace(a.Command) == "" {
 		return tools.Result{}, fmt.Errorf("the command is empty")
+	}
+	if a.Escalate && strings.TrimSpace(a.Justification) == "" {
+		return tools.Result{}, fmt.Errorf("escalate needs a one-line justification for the user")
 	}
 	dir := ws.Root()
 	if a.Workdir != "" {
@@ -111,7 +128,11 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if env.Output != nil {
 		output = func(b []byte) { env.Output(string(b)) }
 	}
-	res, err := execx.Run(ctx, execx.Command{
+	runner := env.Commands
+	if a.Escalate {
+		runner = runner.Unconfined()
+	}
+	res, err := runner.Run(ctx, execx.Command{
 		Script: a.Command, Dir: dir, Env: rc.env, Timeout: timeout,
 		MaxOutput: maxCommandOutput, Output: output,
 	})
@@ -128,6 +149,11 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		fmt.Fprintf(&b, "[command timed out after %s and was killed]", timeout)
 	default:
 		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
+	}
+	if res.ExitCode != 0 && !a.Escalate && runner.Enforced() {
+		if note := sandboxNote(res.Output, runner.Sandbox.Policy()); note != "" {
+			b.WriteString("\n" + note)
+		}
 	}
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
 }

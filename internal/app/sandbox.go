@@ -29,11 +29,20 @@ func NewSandbox() *sandbox.Manager {
 // behind.
 func (a *App) openSandbox() {
 	a.Sandbox = NewSandbox()
-	a.groups = execx.NewGroups(filepath.Join(a.Home, "run", "groups"))
+	a.groups = commandGroups(a.Home)
 	if n := a.groups.Reap(); n > 0 && a.opts.Logger != nil {
 		a.opts.Logger.Info("killed commands left by an ended mx-claw", "groups", n)
 	}
 }
+
+func commandGroups(home string) *execx.Groups {
+	return execx.NewGroups(filepath.Join(home, "run", "groups"))
+}
+
+// ReapCommands kills what the commands of mx-claw processes that ended
+// without cleaning up (kill -9, a crash) left running. Every start of
+// mx-claw calls it; it returns how many process groups it killed.
+func ReapCommands(home string) int { return commandGroups(home).Reap() }
 
 // SandboxConfig returns the sandbox configuration of a workspace: the
 // user's `sandbox` settings, tightened by the project's (which need no

@@ -80,6 +80,10 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		// itself and becomes the command, or fails with its status.
 		return sandbox.HelperMain(append([]string{"mx-claw"}, args...), stdio.Err)
 	}
+	if home, err := config.Home(); err == nil {
+		// Commands a killed mx-claw left running die now.
+		app.ReapCommands(home)
+	}
 	root := newRoot(stdio)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)

@@ -62,8 +62,16 @@ func (g *Groups) Reap() int {
 		if owner == os.Getpid() || alive(owner, f[0]) {
 			continue
 		}
-		if f[1] != "-" && startTime(pgid) == f[1] {
+		switch {
+		case f[1] == "-":
+		case startTime(pgid) == f[1]:
 			if syscall.Kill(-pgid, syscall.SIGKILL) == nil {
+				killed++
+			}
+		default:
+			// The leader is gone (it dies with mx-claw); what it left in
+			// its group is killed one by one.
+			if killMembers(pgid, f[1]) > 0 {
 				killed++
 			}
 		}
@@ -94,19 +102,54 @@ func alive(pid int, start string) bool {
 	return true
 }
 
+// killMembers kills the processes of group pgid whose leader (started at
+// leaderStart) is gone: those that started after it and are not
+// themselves the leader of a group of that id (a new process that got the
+// number after the whole group ended). It returns how many it killed.
+func killMembers(pgid int, leaderStart string) int {
+	start, err := strconv.ParseUint(leaderStart, 10, 64)
+	if err != nil {
+		return 0
+	}
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == pgid {
+			continue
+		}
+		f := statFields(pid)
+		if len(f) < 20 || f[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		if st, err := strconv.ParseUint(f[19], 10, 64); err == nil && st >= start {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// statFields returns the fields of /proc/PID/stat after the command name
+// (state, ppid, pgrp, …), or nil.
+func statFields(pid int) []string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(data)[i+1:])
+}
+
 // startTime is a process's start time (in clock ticks since boot, from
 // /proc), or "-" where unknown.
 func startTime(pid int) string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "-"
-	}
 	// The command name (field 2) may hold spaces; fields after it do not.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return "-"
-	}
-	f := strings.Fields(string(data)[i+1:])
+	f := statFields(pid)
 	if len(f) < 20 {
 		return "-"
 	}

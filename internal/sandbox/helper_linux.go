@@ -65,6 +65,17 @@ func execArgv(s helperSpec, argv []string) error {
 	if err := setLimits(s.Limits, s.NprocRlimit, !s.NoAddressLimit); err != nil {
 		return err
 	}
+	// The command dies with mx-claw. mx-claw asked for that when it
+	// started the helper, but the setting belongs to a thread, and this
+	// may not be the one that was started: set it again on the thread
+	// that execs, and give up if mx-claw is already gone.
+	ppid := os.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("set the parent-death signal: %v", err)
+	}
+	if ppid == 1 {
+		return errors.New("mx-claw has exited")
+	}
 	err = syscall.Exec(path, argv, os.Environ())
 	return fmt.Errorf("exec %s: %v", argv[0], err)
 }

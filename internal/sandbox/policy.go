@@ -91,6 +91,14 @@ func (p Policy) Plan() Plan {
 			for _, rel := range protectedPaths {
 				pl.protect(filepath.Join(ws, filepath.FromSlash(rel)), dirLike[rel], 0)
 			}
+			// An absent .git is masked by an empty directory only inside
+			// another repository, where git looks past it to the parent;
+			// elsewhere by an empty file, which Go's VCS stamping ignores
+			// (it would run git on an empty directory and fail the build).
+			dotGit := filepath.Join(ws, ".git")
+			if _, masked := pl.plan.MaskDirs[dotGit]; masked {
+				pl.plan.MaskDirs[dotGit] = insideRepository(filepath.Dir(ws))
+			}
 		}
 	}
 	return pl.plan
@@ -194,4 +202,18 @@ func (pl Plan) pinnedDirs() []string {
 		}
 	}
 	return out
+}
+
+// insideRepository reports whether dir or one of its parents holds a .git.
+func insideRepository(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }

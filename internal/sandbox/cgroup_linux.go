@@ -131,7 +131,7 @@ func removeCgroup(dir string) {
 		if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }
 

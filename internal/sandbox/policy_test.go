@@ -261,3 +261,27 @@ func TestProxyRefuses(t *testing.T) {
 		t.Errorf("dialled %v, want only api.allowed.com:443", got)
 	}
 }
+
+// TestGitMaskKeepsGoAndGitWorking: an absent .git is masked by a file in a
+// workspace outside any repository (Go's VCS stamping ignores a file) and
+// by a directory inside one (git looks past it to the parent).
+func TestGitMaskKeepsGoAndGitWorking(t *testing.T) {
+	t.Parallel()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	alone := filepath.Join(root, "alone")
+	os.MkdirAll(alone, 0o755)
+	repo := filepath.Join(root, "repo")
+	sub := filepath.Join(repo, "sub")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(sub, 0o755)
+	for _, c := range []struct {
+		ws      string
+		wantDir bool
+	}{{alone, insideRepository(root)}, {sub, true}} {
+		pl := Policy{Config: Resolve(nil, nil, "", ""), Workspace: c.ws}.Plan()
+		dir, ok := pl.MaskDirs[filepath.Join(c.ws, ".git")]
+		if !ok || dir != c.wantDir {
+			t.Errorf("%s: .git masked (%v) as a directory: %v, want %v", c.ws, ok, dir, c.wantDir)
+		}
+	}
+}

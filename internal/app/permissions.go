@@ -26,6 +26,12 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 	if err != nil {
 		return nil, err
 	}
+	var claude []*permission.Settings
+	if trusted {
+		if claude, err = a.claudeProject(sess.Workspace); err != nil {
+			return nil, err
+		}
+	}
 	stored, err := a.Store.Grants(ctx, "session:"+sess.ID, sess.Workspace)
 	if err != nil {
 		return nil, err
@@ -39,7 +45,7 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
 	}
 	p, err := permission.NewPolicy(permission.Options{Mode: a.opts.Mode, User: user, Project: project,
-		ProjectTrusted: trusted, Grants: grants})
+		ClaudeProject: claude, ProjectTrusted: trusted, Grants: grants})
 	if err != nil {
 		return nil, fmt.Errorf("permission policy: %w", err)
 	}
@@ -73,38 +79,57 @@ func UserHome() string {
 }
 
 // hookRunner returns the hooks of a session's turn: the user's settings'
-// "hooks", then the project's — only once the workspace is trusted, since
-// a cloned repository must not run commands on its own say-so.
+// "hooks", then the project's — .mx-claw/settings.json, then Claude Code's
+// .claude/settings.json and .claude/settings.local.json — only once the
+// workspace is trusted, since a cloned repository must not run commands
+// on its own say-so.
 func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Runner, error) {
 	var configs []*hooks.Config
 	user, project, err := a.settings(sess.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	if raw, ok := user.Other["hooks"]; ok {
-		c, err := hooks.ParseConfig(raw, user.Path)
+	files := []*permission.Settings{user}
+	trusted := false
+	if _, ok := project.Other["hooks"]; ok || claudeFilesExist(sess.Workspace) {
+		if trusted, err = a.Trusted(ctx, sess.Workspace); err != nil {
+			return nil, err
+		}
+	}
+	if trusted {
+		claude, err := a.claudeProject(sess.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		// Claude Code's shared file before its local one.
+		files = append(files, project, claude[1], claude[0])
+	}
+	for _, f := range files {
+		raw, ok := f.Other["hooks"]
+		if !ok {
+			continue
+		}
+		c, err := hooks.ParseConfig(raw, f.Path)
 		if err != nil {
 			return nil, err
 		}
 		configs = append(configs, c)
 	}
-	if raw, ok := project.Other["hooks"]; ok {
-		trusted, err := a.Trusted(ctx, sess.Workspace)
-		if err != nil {
-			return nil, err
-		}
-		if trusted {
-			c, err := hooks.ParseConfig(raw, project.Path)
-			if err != nil {
-				return nil, err
-			}
-			configs = append(configs, c)
-		}
-	}
 	if len(configs) == 0 {
 		return nil, nil
 	}
-	return &hooks.Runner{Config: hooks.Merge(configs...)}, nil
+	return &hooks.Runner{Config: hooks.Merge(configs...), DataDir: a.hookDataDir()}, nil
+}
+
+// claudeFilesExist reports whether the workspace has a Claude Code
+// settings file.
+func claudeFilesExist(workspace string) bool {
+	for _, p := range permission.ClaudeProjectSettingsPaths(workspace) {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // settings loads the user's and the workspace's settings files. Both the

@@ -49,6 +49,16 @@ func ProjectSettingsPath(workspace string) string {
 	return filepath.Join(workspace, ".mx-claw", "settings.json")
 }
 
+// ClaudeProjectSettingsPaths returns Claude Code's project settings files
+// of a workspace, the one that wins first: .claude/settings.local.json,
+// then .claude/settings.json.
+func ClaudeProjectSettingsPaths(workspace string) []string {
+	return []string{
+		filepath.Join(workspace, ".claude", "settings.local.json"),
+		filepath.Join(workspace, ".claude", "settings.json"),
+	}
+}
+
 // LoadSettings reads and parses a settings file. A missing file gives
 // empty settings with Exists false; any other problem is an error naming
 // the file (and the entry, for a bad rule or mode) that matches

@@ -87,4 +87,9 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// CommandSetup is shell text run_command evaluates in the command's
+	// shell before each command, its output discarded: what SessionStart
+	// hooks wrote to Claude Code's CLAUDE_ENV_FILE, so that their exports
+	// reach the session's commands.
+	CommandSetup string
 }

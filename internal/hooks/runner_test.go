@@ -59,7 +59,7 @@ func runnerFor(t *testing.T, ev EventName, entries ...map[string]any) *Runner {
 func event(name EventName, cwd string) Event {
 	ev := Event{Name: name, SessionID: "s-1", Cwd: cwd, TranscriptPath: filepath.Join(cwd, "t.jsonl")}
 	switch name {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
 		ev.ToolName, ev.ToolInput = "run_command", json.RawMessage(`{"command":"rm -rf build"}`)
 	case UserPromptSubmit:
 		ev.Prompt = "fix the tests"
@@ -100,6 +100,22 @@ func TestRunExit0JSON(t *testing.T) {
 		{"block on SessionStart", SessionStart, `{"decision":"block","reason":"no"}`, Result{}, `hook "HOOK": no`},
 		{"approve outside PreToolUse", Stop, `{"decision":"approve"}`, Result{}, ""},
 		{"systemMessage", PostToolUse, `{"systemMessage":"formatted 2 files"}`, Result{}, `hook "HOOK": formatted 2 files`},
+		{"suppressOutput", PostToolUse, `{"suppressOutput":true}`, Result{}, ""},
+		{"updatedInput in Claude Code's names", PreToolUse, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls","description":"list","timeout":1500}}}`,
+			Result{UpdatedInput: json.RawMessage(`{"command":"ls","timeout":2}`)}, ""},
+		{"continue false beats block", Stop, `{"continue":false,"stopReason":"enough","decision":"block","reason":"more"}`,
+			Result{Decision: Block, Reason: "more", Halt: true, StopReason: "enough"}, ""},
+		{"PermissionRequest allow", PermissionRequest, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, Result{Decision: Allow}, ""},
+		{"PermissionRequest allow with updatedInput", PermissionRequest, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls -la"}}}}`,
+			Result{Decision: Allow, UpdatedInput: json.RawMessage(`{"command":"ls -la"}`)}, ""},
+		{"PermissionRequest deny", PermissionRequest, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on Fridays"}}}`, Result{Decision: Deny, Reason: "not on Fridays"}, ""},
+		{"PermissionRequest deny and interrupt", PermissionRequest, `{"hookSpecificOutput":{"decision":{"behavior":"deny","interrupt":true}}}`,
+			Result{Decision: Deny, Reason: "denied by a PermissionRequest hook", Halt: true}, ""},
+		{"PermissionRequest unknown behavior", PermissionRequest, `{"hookSpecificOutput":{"decision":{"behavior":"maybe"}}}`, Result{}, `unknown decision.behavior "maybe"`},
+		{"decision object outside PermissionRequest", PreToolUse, `{"hookSpecificOutput":{"decision":{"behavior":"allow"}}}`, Result{}, "hookSpecificOutput.decision is ignored in a PreToolUse hook"},
+		{"block on PostToolUseFailure", PostToolUseFailure, `{"decision":"block","reason":"retry with -v"}`, Result{Decision: Block, Reason: "retry with -v"}, ""},
+		{"additionalContext on PostToolUseFailure", PostToolUseFailure, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"flaky test"}}`, Result{AdditionalContext: "flaky test"}, ""},
+		{"block on Notification", Notification, `{"decision":"block","reason":"no"}`, Result{}, `hook "HOOK": no`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

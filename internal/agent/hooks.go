@@ -29,6 +29,10 @@ type PromptBlockedError struct {
 	Reason string
 }
 
+// PromptErased reports that the prompt must not be kept anywhere, not
+// even in a front end's input history.
+func (e *PromptBlockedError) PromptErased() bool { return true }
+
 func (e *PromptBlockedError) Error() string {
 	if e.Reason == "" {
 		return "prompt blocked by a UserPromptSubmit hook"

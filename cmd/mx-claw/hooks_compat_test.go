@@ -575,3 +575,96 @@ if jq -r .prompt | grep -qi password; then echo "Prompt blocked: it contains a p
 		t.Fatal(err)
 	}
 }
+
+func TestClaudeHooksAroundCompaction(t *testing.T) {
+	t.Parallel()
+	need(t, "jq")
+	e := newEnv(t)
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return llmtest.Text("SUMMARY of the work")
+		}
+		return llmtest.Text("answer")
+	})
+	log := filepath.Join(e.home, "compact.log")
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"PreCompact":   on("manual", command(`jq -c '{e: .hook_event_name, trigger, custom_instructions}' >> `+log)),
+		"PostCompact":  on("", command(`jq -c '{e: .hook_event_name, trigger, compact_summary}' >> `+log)),
+		"SessionStart": on("compact", command(`jq -c '{e: .hook_event_name, source}' >> `+log+`; echo "Remember: the repo uses tabs"`)),
+	}})
+	e.writeHome("settings.json", string(settings))
+	r := e.run("", "run", "--json", "first question")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := sessionOf(t, r.events(t))
+	if c := e.run("", "sessions", "compact", id, "--instructions", "keep the API"); c.code != 0 {
+		t.Fatalf("compact: exit %d %s", c.code, c.stderr)
+	}
+	want := `{"e":"PreCompact","trigger":"manual","custom_instructions":"keep the API"}
+{"e":"PostCompact","trigger":"manual","compact_summary":"SUMMARY of the work"}
+{"e":"SessionStart","source":"compact"}
+`
+	if data, _ := os.ReadFile(log); string(data) != want {
+		t.Errorf("compaction hooks ran as\n%s\nwant\n%s", data, want)
+	}
+	if r := e.run("", "run", "--continue", "second question"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := e.srv.ChatRequests()
+	var view string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		view += m.Content + "\n"
+	}
+	if !strings.Contains(view, "Remember: the repo uses tabs") {
+		t.Errorf("the SessionStart compact hook's context is not in the view:\n%s", view)
+	}
+}
+
+// TestClaudeHookUpdatedInputInClaudeNames: a PreToolUse hook that rewrites
+// the call in Claude Code's field names (file_path) is obeyed.
+func TestClaudeHookUpdatedInputInClaudeNames(t *testing.T) {
+	t.Parallel()
+	need(t, "jq")
+	e := newEnv(t, llmtest.Call("write_file", `{"path":"out.txt","content":"data"}`), llmtest.Text("done"))
+	e.claudeSettings(map[string]any{"PreToolUse": on("Write", command(
+		`jq '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: (.tool_input | .file_path = (.file_path | sub("out.txt$"; "sandbox/out.txt")))}}'`))})
+	r := e.run("", "run", "--trust", "--permission-mode", "acceptEdits", "write")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if e.readWS("sandbox/out.txt") != "data" {
+		t.Errorf("the rewritten file_path was not used; result %q", toolResults(e.srv.ChatRequests()[1]))
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "out.txt")); err == nil {
+		t.Error("the original path was written too")
+	}
+}
+
+// TestClaudeHookOnParallelReads: the PostToolUse hooks of read-only calls
+// the agent runs in parallel each get their call.
+func TestClaudeHookOnParallelReads(t *testing.T) {
+	t.Parallel()
+	need(t, "jq")
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "r1", Name: "read_file", Arguments: `{"path":"a.txt"}`},
+			{ID: "r2", Name: "read_file", Arguments: `{"path":"b.txt"}`},
+			{ID: "g", Name: "glob", Arguments: `{"pattern":"*.txt"}`},
+		}},
+		llmtest.Text("done"),
+	)
+	e.writeWS("a.txt", "A\n")
+	e.writeWS("b.txt", "B\n")
+	e.claudeSettings(map[string]any{"PostToolUse": on("Read|Glob", command(
+		`jq -r '[.tool_use_id, .tool_name, (.tool_response.file.filePath // (.tool_response.filenames | sort | join(",")))] | join(" ")' >> "$CLAUDE_PROJECT_DIR/reads.log"`))})
+	if r := e.run("", "run", "--trust", "read"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(e.readWS("reads.log")), "\n")
+	slices.Sort(lines)
+	want := []string{"g Glob " + filepath.Join(e.ws, "a.txt") + "," + filepath.Join(e.ws, "b.txt"), "r1 Read " + filepath.Join(e.ws, "a.txt"), "r2 Read " + filepath.Join(e.ws, "b.txt")}
+	if !slices.Equal(lines, want) {
+		t.Errorf("PostToolUse saw %q, want %q", lines, want)
+	}
+}

@@ -139,7 +139,7 @@ func TestResponseShapes(t *testing.T) {
 		{"edit without snapshot", Event{ToolName: "edit_file", ToolInput: editArgs, ToolResult: "Edited"},
 			`{"content":"Edited","filePath":"` + file + `","isError":false,"newString":"TWO","oldString":"two","originalFile":null,"replaceAll":false,"structuredPatch":[],"userModified":false}`},
 		{"glob", Event{ToolName: "glob", ToolInput: json.RawMessage(`{"pattern":"*.go"}`), ToolResult: "a.go\nb.go\n"},
-			`{"content":"a.go\nb.go\n","durationMs":0,"filenames":["a.go","b.go"],"isError":false,"numFiles":2,"truncated":false}`},
+			`{"content":"a.go\nb.go\n","durationMs":0,"filenames":["` + filepath.Join(dir, "a.go") + `","` + filepath.Join(dir, "b.go") + `"],"isError":false,"numFiles":2,"truncated":false}`},
 	}
 	for _, tc := range tests {
 		if got := respOf(tc.ev); got != tc.want {

@@ -3,6 +3,7 @@ package hooks
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -147,6 +148,9 @@ func (e *Event) response(v view) map[string]any {
 		var names []string
 		for _, l := range strings.Split(e.ToolResult, "\n") {
 			if l != "" && !strings.HasPrefix(l, "[") && !strings.HasPrefix(l, "No files") {
+				if !filepath.IsAbs(l) && e.Cwd != "" {
+					l = filepath.Join(e.Cwd, l)
+				}
 				names = append(names, l)
 			}
 		}

@@ -448,6 +448,10 @@ func (t *turn) run(input string) error {
 		// A new session: freeze its system prompt, with what SessionStart
 		// hooks add.
 		prompt := t.core.opts.SystemPrompt
+		if prompt == "" {
+			env := t.core.environment(t.ctx, t.ws, t.sess, t.model.ID, t.policy, t.onAsk, true)
+			prompt = BuildPrompt(env).Text()
+		}
 		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
 			prompt += "\n\n" + res.AdditionalContext
 		}
@@ -463,6 +467,11 @@ func (t *turn) run(input string) error {
 				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
 			}
 		}
+	} else if note := t.environmentNote(); note != "" {
+		// What changed since the model was last told (mode, model,
+		// date…) comes as a note before the message: the system prompt
+		// stays as it was, and so does the prompt cache.
+		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: note})
 	}
 	input, err = t.userPromptSubmit(input)
 	if err != nil {
@@ -493,7 +502,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := t.toolSpecs()
+	specs := toolSpecs(t.core.opts.Tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
@@ -669,8 +678,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 	return msg.ToolCalls, nil
 }
 
-func (t *turn) toolSpecs() []llm.Tool {
-	all := t.core.opts.Tools.Tools()
+// toolSpecs returns the tool schemas sent with every request.
+func toolSpecs(reg *tools.Registry) []llm.Tool {
+	all := reg.Tools()
 	specs := make([]llm.Tool, len(all))
 	for i, tl := range all {
 		// Schemas are written for people; the model gets them compact,

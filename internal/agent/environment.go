@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -171,6 +172,15 @@ func probeGit(ctx context.Context, dir string) *GitState {
 		}
 	}
 	return g
+}
+
+// startGitProbe runs probeGit in the background and returns a function
+// that waits for its result. The probe ends on its own (gitTimeout) if
+// nobody waits.
+func startGitProbe(ctx context.Context, dir string) func() *GitState {
+	ch := make(chan *GitState, 1)
+	go func() { ch <- probeGit(ctx, dir) }()
+	return sync.OnceValue(func() *GitState { return <-ch })
 }
 
 // runGit runs git with args in dir and returns its standard output.

@@ -18,11 +18,11 @@ const (
 	updateClose = "</environment-update>"
 )
 
-// environment returns the environment of a turn (or of a preview): the
-// facts of the moment and, if probe is set, the session's start facts
-// too (system, git status), which take a git command to learn.
+// environment returns the environment of a turn (or of a preview) as of
+// now, without the facts of the session's start that take time to learn:
+// the system and the git status.
 func (c *Core) environment(ctx context.Context, ws *tools.Workspace, sess *protocol.Session, model string,
-	policy *permission.Policy, onAsk AskPolicy, probe bool) *Environment {
+	policy *permission.Policy, onAsk AskPolicy) *Environment {
 	e := &Environment{Workspace: ws.Root(), ExtraRoots: ws.Allowed(), Date: c.opts.Now(), Mode: permission.ModeBypass,
 		Approvals: onAsk, Sandbox: Sandbox{Mode: SandboxNone}, Model: model}
 	// A turn without a policy runs every call: that is bypass.
@@ -36,9 +36,18 @@ func (c *Core) environment(ctx context.Context, ws *tools.Workspace, sess *proto
 		m := c.opts.Catalog(model)
 		e.ContextWindow, e.WindowAssumed = m.ContextWindow, !m.Known && !m.Overridden
 	}
-	if probe {
-		e.System = systemName()
-		e.Git = probeGit(ctx, ws.Root())
+	return e
+}
+
+// environment returns the whole environment of a new session's first
+// turn, for its system prompt.
+func (t *turn) environment() *Environment {
+	e := t.core.environment(t.ctx, t.ws, t.sess, t.model.ID, t.policy, t.onAsk)
+	e.System = systemName()
+	if t.git != nil {
+		e.Git = t.git()
+	} else {
+		e.Git = probeGit(t.ctx, t.ws.Root())
 	}
 	return e
 }
@@ -131,6 +140,6 @@ func (t *turn) environmentNote() string {
 	if !ok {
 		return ""
 	}
-	e := t.core.environment(t.ctx, t.ws, t.sess, t.model.ID, t.policy, t.onAsk, false)
+	e := t.core.environment(t.ctx, t.ws, t.sess, t.model.ID, t.policy, t.onAsk)
 	return environmentNote(told, e.facts())
 }

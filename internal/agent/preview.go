@@ -46,7 +46,9 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 	}
 	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt, Tools: toolSpecs(c.opts.Tools)}
 	if p.SystemPrompt == "" {
-		p.Prompt = BuildPrompt(c.environment(ctx, ws, sess, model, policy, onAsk, true))
+		e := c.environment(ctx, ws, sess, model, policy, onAsk)
+		e.System, e.Git = systemName(), probeGit(ctx, ws.Root())
+		p.Prompt = BuildPrompt(e)
 		p.SystemPrompt = p.Prompt.Text()
 	}
 	if c.opts.Context != nil {

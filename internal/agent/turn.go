@@ -194,6 +194,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
+	// A new session's prompt tells the git status: take it while the
+	// turn gets ready, not before the first request.
+	var git func() *GitState
+	if sess.MessageCount == 0 && c.opts.SystemPrompt == "" {
+		git = startGitProbe(ctx, ws.Root())
+	}
 	files, err := c.fileTracker(ctx, sess.ID, ws.Root())
 	if err != nil {
 		return err
@@ -241,6 +247,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
 		id:     setup.turnID,
@@ -272,6 +279,7 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
 	warned  map[string]bool  // budgets already warned about
@@ -449,8 +457,7 @@ func (t *turn) run(input string) error {
 		// hooks add.
 		prompt := t.core.opts.SystemPrompt
 		if prompt == "" {
-			env := t.core.environment(t.ctx, t.ws, t.sess, t.model.ID, t.policy, t.onAsk, true)
-			prompt = BuildPrompt(env).Text()
+			prompt = BuildPrompt(t.environment()).Text()
 		}
 		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
 			prompt += "\n\n" + res.AdditionalContext

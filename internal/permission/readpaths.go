@@ -318,22 +318,23 @@ func (p *Policy) holdsHidden(dir string, req Request) string {
 }
 
 // ReadDenied reports whether tool may not read the file or directory at
-// the absolute path: a deny rule for the tool matches it (as given or as
-// its links resolve), or it lies in a secret store that no allow rule
-// names. Tools that read many files — grep, glob, list_dir — call it to
+// the canonical path (links resolved, as a walk of a canonical directory
+// that does not follow links gives it): a deny rule for the tool matches
+// it, or it lies in a secret store that no allow rule names. Tools that
+// read many files — grep, glob, list_dir — call it for every entry to
 // leave such files out of their results: a deny rule on a path must hold
-// for a search of a directory that holds it, too.
+// for a search of a directory that holds it, too. It touches no file.
 func (p *Policy) ReadDenied(tool, path, workspace, home string) bool {
 	if p == nil || path == "" {
 		return false
 	}
-	for _, q := range []string{path, resolvePath(path)} {
-		if p.match(Deny, func(r Rule) bool {
-			return r.kind == rulePath && r.matchTool(tool) && r.matchPath(q, workspace, home)
-		}) != nil {
-			return true
-		}
-		if s := p.secretStore(q, home); s != "" && !p.namesStore(tool, q, s, workspace, home) {
+	if p.match(Deny, func(r Rule) bool {
+		return r.kind == rulePath && r.matchTool(tool) && r.matchPath(path, workspace, home)
+	}) != nil {
+		return true
+	}
+	for _, s := range p.resolvedStores(home) {
+		if (withinFS(s.resolved, path) || withinFS(s.path, path)) && !p.namesStore(tool, path, s.path, workspace, home) {
 			return true
 		}
 	}

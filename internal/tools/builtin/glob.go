@@ -120,6 +120,12 @@ func (t *glob) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (t
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if env.IsHidden(dir.abs(rel)) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			return nil
 		}
@@ -260,6 +266,11 @@ func (d *searchDir) display(rel string) string {
 	if d.inWS {
 		return rel
 	}
+	return filepath.Join(d.base, filepath.FromSlash(rel))
+}
+
+// abs turns a path relative to d.base into an absolute one.
+func (d *searchDir) abs(rel string) string {
 	return filepath.Join(d.base, filepath.FromSlash(rel))
 }
 

@@ -21,7 +21,9 @@ func hiddenFixture(t *testing.T) (*tools.Env, string) {
 		"src/deep/other.k": "x\n",
 	})
 	hidden := filepath.Join(root, "secrets")
-	env.Hidden = func(abs string) bool { return abs == hidden || strings.HasPrefix(abs, hidden+string(filepath.Separator)) }
+	env.Hidden = func(abs string) bool {
+		return abs == hidden || strings.HasPrefix(abs, hidden+string(filepath.Separator))
+	}
 	return env, root
 }
 

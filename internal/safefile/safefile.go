@@ -54,13 +54,17 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return readCapped(f, fi, path, max)
 }
 
-// ReadFS is ReadFile for a file of fsys (an os.DirFS or an os.Root's FS).
-// An fs.FS cannot be asked to open without blocking, so the file is
-// checked before it is opened (refusing anything but a regular file) and
-// again after; a named pipe swapped in between the two by a process
-// running on the machine could still block the open.
+// ReadFS is ReadFile for a file of fsys (an os.DirFS or an os.Root's FS),
+// which must implement fs.StatFS. An fs.FS cannot be asked to open without
+// blocking, so the file is checked before it is opened (refusing anything
+// but a regular file) and again after; a named pipe swapped in between
+// the two by a process running on the machine could still block the open.
 func ReadFS(fsys fs.FS, name string, max int64) ([]byte, error) {
-	fi, err := fs.Stat(fsys, name)
+	sfs, ok := fsys.(fs.StatFS)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w (its file system cannot tell what it is before opening it)", name, ErrNotRegular)
+	}
+	fi, err := sfs.Stat(name)
 	if err != nil {
 		return nil, err
 	}

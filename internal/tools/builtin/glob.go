@@ -297,6 +297,10 @@ func (w walkFS) Open(name string) (fs.File, error) { return w.root.FS().Open(nam
 
 func (w walkFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(w.root.FS(), name) }
 
+// Stat lets a reader check what a name is before opening it (opening a
+// named pipe would block).
+func (w walkFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(w.root.FS(), name) }
+
 func (w walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}

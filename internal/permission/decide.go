@@ -338,7 +338,24 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 		return set(Ask, Source{Kind: SourceHardCheck, Check: CheckReadsBeyond},
 			fmt.Sprintf("%s needs approval: %s", quoted, beyond))
 	}
-	return set(Ask, Source{Kind: SourceMode, Mode: mode}, fmt.Sprintf("%s needs approval: %s", quoted, part.Reason))
+	reason := fmt.Sprintf("%s needs approval: %s", quoted, part.Reason)
+	if knownWriters[part.Name] {
+		for _, np := range paths {
+			if why := protectedWrite(np, req.Workspace); why != "" {
+				reason += fmt.Sprintf("; it may write %s, which is protected: %s", displayPath(np, req.Workspace, req.Home), why)
+				break
+			}
+		}
+	}
+	return set(Ask, Source{Kind: SourceMode, Mode: mode}, reason)
+}
+
+// knownWriters are programs that write the files their arguments name;
+// the reason an ask gives for them says when one of those is protected.
+var knownWriters = map[string]bool{
+	"cp": true, "mv": true, "tee": true, "install": true, "ln": true, "touch": true,
+	"truncate": true, "sed": true, "perl": true, "dd": true, "rsync": true, "patch": true,
+	"chmod": true, "rm": true, "unlink": true,
 }
 
 // combine returns the decision of the strictest part.

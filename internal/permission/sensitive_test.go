@@ -382,3 +382,13 @@ func TestRipgrepFlagsThatRunPrograms(t *testing.T) {
 		}
 	}
 }
+
+func TestKnownWritersNameProtectedFiles(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"tee -a .bashrc", "cp /tmp/x .envrc", "sed -i s/a/b/ .vscode/tasks.json"} {
+		d := (&Policy{}).WithMode(ModeAcceptEdits).Decide(commandRequest(cmd))
+		if d.Action != Ask || !strings.Contains(d.Reason, "which is protected: it is") {
+			t.Errorf("%s: %s %q; want an ask naming the protected file", cmd, d.Action, d.Reason)
+		}
+	}
+}

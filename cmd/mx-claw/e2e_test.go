@@ -235,8 +235,10 @@ func TestRunReadWriteAnswer(t *testing.T) {
 		t.Errorf("write result sent to the model: %q", res)
 	}
 	t.Logf("first request: %d bytes", reqs[0].Size)
-	if reqs[0].Size > 15<<10 {
-		t.Errorf("first request is %d bytes, want under 15 KB", reqs[0].Size)
+	// The instructions with the environment (about 5 KB, issue 22) and
+	// the tool schemas (about 12 KB).
+	if reqs[0].Size > 20<<10 {
+		t.Errorf("first request is %d bytes, want under 20 KB", reqs[0].Size)
 	}
 }
 

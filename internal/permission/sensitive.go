@@ -149,13 +149,18 @@ func resolvePath(p string) string {
 // default.
 var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
-// withinFS is within, without regard to case where the file system is
-// case-insensitive.
+// withinFS reports whether the clean absolute path p is base or beneath
+// it, without regard to case where the file system is case-insensitive.
+// It compares strings only, as it runs for every file a search meets.
 func withinFS(base, p string) bool {
-	if foldCase {
-		return within(strings.ToLower(base), strings.ToLower(p))
+	if base == "" || len(p) < len(base) {
+		return false
 	}
-	return within(base, p)
+	head := p[:len(base)]
+	if head != base && !(foldCase && strings.EqualFold(head, base)) {
+		return false
+	}
+	return len(p) == len(base) || p[len(base)] == filepath.Separator || strings.HasSuffix(base, string(filepath.Separator))
 }
 
 // homeSecretStores are the well-known secret stores under the user's home

@@ -392,3 +392,17 @@ func TestKnownWritersNameProtectedFiles(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadDenied is the cost grep, glob and list_dir pay per file
+// they meet: one deny rule, the secret stores of a home and an mx-claw
+// home.
+func BenchmarkReadDenied(b *testing.B) {
+	s := &Settings{Path: "u", Deny: []Rule{MustParseRule("read_file(secrets/**)")}}
+	p, err := NewPolicy(Options{User: s, AppHome: testHome + "/.mx-claw"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		p.ReadDenied("grep", testWS+"/src/internal/pkg/file.go", testWS, testHome)
+	}
+}

@@ -1,20 +1,25 @@
 package app
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/mx-claw/mx-claw/internal/permission"
 )
 
 // claudeProject loads the workspace's Claude Code settings files
-// (.claude/settings.local.json, then .claude/settings.json) through the
-// same cached loader as mx-claw's own, for a workspace the user trusts:
-// their permission rules and hooks then apply as the project's do. A
-// missing file gives empty settings.
+// (.claude/settings.local.json, then .claude/settings.json), for a
+// workspace the user trusts: their permission rules and hooks then apply
+// as the project's do. They are cached like mx-claw's own and read the
+// same way (a symbolic link is refused); a missing file gives empty
+// settings.
 func (a *App) claudeProject(workspace string) ([]*permission.Settings, error) {
 	var out []*permission.Settings
 	for _, p := range permission.ClaudeProjectSettingsPaths(workspace) {
-		s, err := a.loadSettings(p)
+		key := fileKey(os.Lstat, p) + fileKey(os.Lstat, filepath.Dir(p))
+		s, err := a.cachedLoad(p, key, func() (*permission.Settings, error) {
+			return permission.LoadClaudeSettings(workspace, filepath.Base(p))
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -138,13 +138,14 @@ func (t *turn) syncTranscript() string {
 	return path
 }
 
-// hookNotices tells the user, once per process, what in the hooks
-// settings loads but never runs.
+// hookNotices tells the user, once, what in the hooks settings loads but
+// never runs (the runner remembers what was shown across runs; the Core
+// within this process).
 func (t *turn) hookNotices() {
 	if t.hooks == nil {
 		return
 	}
-	for _, n := range t.hooks.Config.Notices() {
+	for _, n := range t.hooks.NewNotices() {
 		t.core.mu.Lock()
 		seen := t.core.noticed[n]
 		if t.core.noticed == nil {

@@ -321,3 +321,18 @@ func readLines(t *testing.T, path string) []map[string]any {
 	}
 	return out
 }
+
+func TestNewNoticesOncePerMachine(t *testing.T) {
+	t.Parallel()
+	c := mustParse(t, `{"SubagentStop":[{"hooks":[{"type":"command","command":"x"}]}],"Stop":[{"hooks":[{"type":"command","command":"y","once":true}]}]}`)
+	dir := t.TempDir()
+	if n := len((&Runner{Config: c, DataDir: dir}).NewNotices()); n != 2 {
+		t.Fatalf("first run: %d notices, want 2", n)
+	}
+	if got := (&Runner{Config: c, DataDir: dir}).NewNotices(); len(got) != 0 {
+		t.Errorf("second run shows %q again", got)
+	}
+	if n := len((&Runner{Config: c}).NewNotices()); n != 2 {
+		t.Errorf("without a DataDir: %d notices, want 2", n)
+	}
+}

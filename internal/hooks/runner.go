@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -287,6 +289,45 @@ func (r *Runner) Wait(ctx context.Context) []string {
 	w := r.bgWarn
 	r.bgWarn = nil
 	return w
+}
+
+// NewNotices returns the configuration's notices ([Config.Notices]) the
+// user has not been shown yet, and records them as shown in DataDir, so
+// that each is shown once, not on every run. Without a DataDir every
+// notice is new.
+func (r *Runner) NewNotices() []string {
+	if r == nil || r.Config == nil {
+		return nil
+	}
+	all := r.Config.Notices()
+	if r.DataDir == "" || len(all) == 0 {
+		return all
+	}
+	path := filepath.Join(r.DataDir, "notices-shown")
+	seen := map[string]bool{}
+	if data, err := os.ReadFile(path); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			seen[l] = true
+		}
+	}
+	var fresh []string
+	var add strings.Builder
+	for _, n := range all {
+		sum := sha256.Sum256([]byte(n))
+		key := hex.EncodeToString(sum[:16])
+		if !seen[key] {
+			seen[key] = true
+			fresh = append(fresh, n)
+			add.WriteString(key + "\n")
+		}
+	}
+	if add.Len() > 0 && os.MkdirAll(r.DataDir, 0o700) == nil {
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			_, _ = f.WriteString(add.String())
+			f.Close()
+		}
+	}
+	return fresh
 }
 
 // TranscriptPath returns where the transcript of a session is written for

@@ -37,7 +37,8 @@ func TestLayering(t *testing.T) {
 		{"internal/protocol", none},
 		{"internal/sse", none},
 		{"internal/patch", none},
-		{"internal/ignore", none},
+		{"internal/ignore", safefileOnly},
+		{"internal/safefile", none},
 		{"internal/llm", func(imp string) bool { return strings.HasPrefix(imp, "internal/llm") || imp == "internal/sse" }},
 		{"internal/tools", func(imp string) bool {
 			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox")
@@ -45,23 +46,25 @@ func TestLayering(t *testing.T) {
 		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
 		{"internal/sandbox", none},
 		{"internal/store", func(imp string) bool { return imp == "internal/protocol" }},
-		{"internal/config", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/config", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/safefile") }},
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
 		{"internal/termsafe", none},
-		{"internal/permission", none},
-		{"internal/secret", none},
-		{"internal/memory", none},
+		{"internal/permission", safefileOnly},
+		{"internal/secret", safefileOnly},
+		{"internal/memory", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
-		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},
+		{"internal/hooks", func(imp string) bool {
+			return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol", "internal/patch")
+		}},
 		{"internal/agent", func(imp string) bool {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
 		}},
 		{"internal/tui", func(imp string) bool {
-			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm")
+			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile")
 		}},
 	}
 	for pkg, imps := range imports {
@@ -87,6 +90,10 @@ func TestLayering(t *testing.T) {
 }
 
 func none(string) bool { return false }
+
+// safefileOnly allows only internal/safefile, the leaf every package that
+// reads its own files uses.
+func safefileOnly(imp string) bool { return imp == "internal/safefile" }
 
 func oneOf(s string, set ...string) bool {
 	for _, x := range set {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mx-claw/mx-claw/internal/execx"
+	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
 )
@@ -47,8 +48,12 @@ func ReapCommands(home string) int { return commandGroups(home).Reap() }
 // SandboxConfig returns the sandbox configuration of a workspace: the
 // user's `sandbox` settings, tightened by the project's (which need no
 // trust: they can only tighten), under the --sandbox flag.
-func (a *App) SandboxConfig(workspace string) (sandbox.Config, error) {
-	user, project, err := a.settings(workspace)
+func (a *App) SandboxConfig(ctx context.Context, workspace string) (sandbox.Config, error) {
+	trusted, err := a.Trusted(ctx, workspace)
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	user, project, err := a.settings(workspace, trusted)
 	if err != nil {
 		return sandbox.Config{}, err
 	}
@@ -56,7 +61,15 @@ func (a *App) SandboxConfig(workspace string) (sandbox.Config, error) {
 	if err != nil {
 		return sandbox.Config{}, err
 	}
-	ps, err := sandbox.ParseSettings(project.Path, project.Other["sandbox"])
+	raw := project.Other["sandbox"]
+	if !trusted {
+		// An untrusted project's settings are parsed only as far as they
+		// tighten permissions; its sandbox entry can only tighten too.
+		if full, err := permission.LoadProjectSettings(workspace, true); err == nil {
+			raw = full.Other["sandbox"]
+		}
+	}
+	ps, err := sandbox.ParseSettings(project.Path, raw)
 	if err != nil {
 		return sandbox.Config{}, err
 	}
@@ -66,7 +79,7 @@ func (a *App) SandboxConfig(workspace string) (sandbox.Config, error) {
 // commands returns the runner of a session's shell commands: its sandbox,
 // with a temp dir of its own, and the process-group record.
 func (a *App) commands(ctx context.Context, sess *protocol.Session) (*execx.Runner, error) {
-	cfg, err := a.SandboxConfig(sess.Workspace)
+	cfg, err := a.SandboxConfig(ctx, sess.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +94,7 @@ func (a *App) commands(ctx context.Context, sess *protocol.Session) (*execx.Runn
 // Sandbox names the command sandbox of the backend's workspace for the
 // status line: "sandbox: bwrap", "sandbox: off" or "no sandbox".
 func (b *Backend) Sandbox() string {
-	cfg, err := b.a.SandboxConfig(b.ws)
+	cfg, err := b.a.SandboxConfig(context.Background(), b.ws)
 	if err == nil && cfg.Mode == sandbox.ModeOff {
 		return "sandbox: off"
 	}

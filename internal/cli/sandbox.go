@@ -146,7 +146,7 @@ func loadSandboxConfig(home, ws string, mode sandbox.Mode) (sandbox.Config, erro
 	if err != nil {
 		return sandbox.Config{}, err
 	}
-	project, err := permission.LoadSettings(permission.ProjectSettingsPath(ws))
+	project, err := permission.LoadProjectSettings(ws, true)
 	if err != nil {
 		return sandbox.Config{}, err
 	}

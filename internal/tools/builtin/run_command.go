@@ -128,12 +128,18 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if env.Output != nil {
 		output = func(b []byte) { env.Output(string(b)) }
 	}
+	script := a.Command
+	if strings.TrimSpace(env.CommandSetup) != "" {
+		// eval runs it in the command's own shell, so its exports stay;
+		// a mistake in it fails only the eval, not the command.
+		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
+	}
 	runner := env.Commands
 	if a.Escalate {
 		runner = runner.Unconfined()
 	}
 	res, err := runner.Run(ctx, execx.Command{
-		Script: a.Command, Dir: dir, Env: rc.env, Timeout: timeout,
+		Script: script, Dir: dir, Env: rc.env, Timeout: timeout,
 		MaxOutput: maxCommandOutput, Output: output,
 	})
 	if err != nil {
@@ -156,4 +162,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		}
 	}
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
+}
+
+// quoteShell quotes s as one bash word.
+func quoteShell(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -56,13 +57,27 @@ func runHelper(s helperSpec) error {
 }
 
 // execArgv sets the limits and replaces this process with argv, found on
-// PATH.
+// PATH. The address-space limit comes last, right before the exec, with
+// everything the exec needs allocated already: under it the Go runtime,
+// which reserved much address space, may not be able to allocate again.
 func execArgv(s helperSpec, argv []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("find %s: %v", argv[0], err)
 	}
-	if err := setLimits(s.Limits, s.NprocRlimit, !s.NoAddressLimit); err != nil {
+	if err := setLimits(s.Limits, s.NprocRlimit, false); err != nil {
+		return err
+	}
+	pathp, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return err
+	}
+	envp, err := syscall.SlicePtrFromStrings(os.Environ())
+	if err != nil {
 		return err
 	}
 	// The command dies with mx-claw. mx-claw asked for that when it
@@ -76,8 +91,20 @@ func execArgv(s helperSpec, argv []string) error {
 	if ppid == 1 {
 		return errors.New("mx-claw has exited")
 	}
-	err = syscall.Exec(path, argv, os.Environ())
-	return fmt.Errorf("exec %s: %v", argv[0], err)
+	as := uint64(s.Limits.orDefault().AddressSpaceMB) << 20
+	var cur unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_AS, &cur) == nil && cur.Max < as {
+		as = cur.Max
+	}
+	lim := unix.Rlimit{Cur: as, Max: as}
+	if !s.NoAddressLimit {
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRLIMIT, unix.RLIMIT_AS, uintptr(unsafe.Pointer(&lim)), 0); e != 0 {
+			return fmt.Errorf("set the address space limit: %v", e)
+		}
+	}
+	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)),
+		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	return fmt.Errorf("exec %s: %v", argv[0], e)
 }
 
 // execBwrap execs bubblewrap with the seccomp filter on a pipe it reads

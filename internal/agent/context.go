@@ -233,7 +233,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	for i := range req {
 		msgs[i] = toLLM(&req[i])
 	}
-	resp, err := t.model.Client.Stream(t.ctx, &llm.Request{Model: t.model.Name, Messages: msgs}, nil)
+	resp, err := t.model.Client.Stream(t.ctx, t.core.limitRequest(&llm.Request{Model: t.model.Name, Messages: msgs}), nil)
 	if err != nil {
 		return err
 	}

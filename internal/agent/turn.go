@@ -279,6 +279,9 @@ type turn struct {
 	looping *LoopError
 	maxIter int
 
+	// tooLarge holds the calls whose arguments were dropped (limits.go).
+	tooLarge map[string]int64
+
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
 	sink   func(protocol.Event)
 	start  time.Time
@@ -594,7 +597,7 @@ func (t *turn) stopHook() (bool, error) {
 
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
-	req := &llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs}
+	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
@@ -630,6 +633,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 				id = fmt.Sprintf("call_%s_%d_%d", t.id[:8], t.step, i)
 			}
 			msg.ToolCalls[i] = protocol.ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
+			if c.TooLarge > 0 {
+				t.noteTooLarge(&msg.ToolCalls[i], c.TooLarge)
+			}
 		}
 	}
 	if resp.HasUsage {

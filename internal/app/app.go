@@ -31,6 +31,10 @@ import (
 // DBFileName is the database's file name inside the home directory.
 const DBFileName = "mx-claw.db"
 
+// OutputDirName is the directory inside the home where the whole output of
+// commands whose result was cut is kept, one directory per session.
+const OutputDirName = "outputs"
+
 // App is a wired mx-claw: config, store and core.
 type App struct {
 	Home   string
@@ -111,6 +115,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
+		OutputDir:        filepath.Join(home, OutputDirName),
 		Logger:           opts.Logger,
 	})
 	if err != nil {

@@ -87,4 +87,9 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// CallID is the id of the call being run.
+	CallID string
+	// Outputs, if set, keeps the whole output of calls whose result is
+	// cut (run_command writes, read_tool_output reads).
+	Outputs *OutputFiles
 }

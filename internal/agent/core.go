@@ -83,6 +83,9 @@ type Options struct {
 	// OutputDir, if set, keeps the whole output of commands whose result
 	// is cut, a directory per session, for read_tool_output.
 	OutputDir string
+	// TempJournal, if set, records the temporary files of workspace
+	// writes, so a later start can remove those of a killed process.
+	TempJournal *tools.TempJournal
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.

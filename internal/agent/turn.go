@@ -194,6 +194,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
+	ws = ws.WithTempJournal(c.opts.TempJournal)
 	files, err := c.fileTracker(ctx, sess.ID, ws.Root())
 	if err != nil {
 		return err
@@ -443,6 +444,7 @@ func (t *turn) run(input string) error {
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
+	t.warnQuarantined()
 	if err := t.loadContext(history); err != nil {
 		return err
 	}

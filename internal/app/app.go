@@ -46,6 +46,8 @@ type App struct {
 	Secrets *secret.Chain
 
 	opts          Options
+	temps         *tools.TempJournal
+	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
 
@@ -99,7 +101,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -116,17 +119,19 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
 		OutputDir:        filepath.Join(home, OutputDirName),
+		TempJournal:      a.temps,
 		Logger:           opts.Logger,
 	})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
+	a.startup(ctx)
 	return a, nil
 }
 
-// Close closes the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close closes the store and the journal of temporary files.
+func (a *App) Close() error { return errors.Join(a.temps.Close(), a.Store.Close()) }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

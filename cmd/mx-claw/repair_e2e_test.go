@@ -1,11 +1,15 @@
 package main_test
 
 import (
+	"context"
 	"database/sql"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -89,5 +93,103 @@ func TestCorruptMessageRowDoesNotBrickSession(t *testing.T) {
 	again := e.run("", "doctor", "--repair")
 	if again.code != 0 || !strings.Contains(again.stdout, "none (every record decodes)") {
 		t.Errorf("second repair: exit %d\n%s", again.code, again.stdout)
+	}
+}
+
+// eventTypes reads the types of a session's stored events from the
+// database file.
+func (e *env) eventTypes(id string) []string {
+	e.t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.home, "mx-claw.db")+"?mode=ro")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT type FROM events WHERE session_id = ? ORDER BY sequence`, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var typ string
+		rows.Scan(&typ)
+		out = append(out, typ)
+	}
+	return out
+}
+
+// mountSmallHome moves the env's home onto a tmpfs of size bytes (root
+// only; the test is skipped otherwise) and returns a function that fills
+// it up.
+func (e *env) mountSmallHome(size int) (fill func()) {
+	e.t.Helper()
+	dir := filepath.Join(e.t.TempDir(), "home")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d,mode=0700", size), "tmpfs", dir).CombinedOutput(); err != nil {
+		e.t.Skipf("needs root to mount a small tmpfs as a full disk: mount: %v: %s", err, out)
+	}
+	e.t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			e.t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	cfg, err := os.ReadFile(filepath.Join(e.home, "config.json"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.home = dir
+	e.writeHome("config.json", string(cfg))
+	return func() {
+		f, err := os.Create(filepath.Join(dir, "filler"))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		defer f.Close()
+		chunk := make([]byte, 64<<10)
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				return // ENOSPC: the disk is full
+			}
+		}
+	}
+}
+
+// TestDiskFullDoesNotLeaveSessionRunning: when the disk fills up in the
+// middle of a turn, the turn cannot store its answer nor its end; the next
+// start (once there is room again) records the turn as failed, with a
+// turn.failed event, instead of leaving the session running for ever.
+// The full disk is a real one: a small tmpfs holding the home.
+func TestDiskFullDoesNotLeaveSessionRunning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Text: strings.Repeat("a long answer that needs room. ", 20000), Pieces: 40, ChunkDelay: 50 * time.Millisecond},
+		llmtest.Text("there is room again"))
+	fill := e.mountSmallHome(16 << 20)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd, ch, errb := e.startJSON(ctx, "write a lot")
+	ev := waitFor(t, ch, protocol.EventMessageDelta)
+	fill()
+	for range ch {
+	}
+	code := exitCode(cmd.Wait())
+	t.Logf("exit %d: %s", code, errb)
+	if code == 0 {
+		t.Fatal("the turn succeeded on a full disk")
+	}
+	os.Remove(filepath.Join(e.home, "filler"))
+
+	d := e.show(ev.SessionID)
+	if d.Session.Status != protocol.StatusFailed || !strings.Contains(d.Session.LastError, "interrupted") {
+		t.Errorf("after the disk filled up: status %s, error %q; want failed", d.Session.Status, d.Session.LastError)
+	}
+	types := e.eventTypes(ev.SessionID)
+	if n := len(types); n == 0 || types[n-1] != string(protocol.EventTurnFailed) {
+		t.Errorf("events %v; want a turn.failed at the end", types)
+	}
+	if r := e.run("", "run", "--continue", "go on"); r.code != 0 || !strings.Contains(r.stdout, "there is room again") {
+		t.Errorf("next turn: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 }

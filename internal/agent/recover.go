@@ -42,14 +42,26 @@ const InterruptedError = "Turn interrupted: the process running it ended, or cou
 // session stays running for ever. A session a live process holds is left
 // alone. It returns the ids of the sessions it recovered.
 func (c *Core) RecoverInterrupted(ctx context.Context) ([]string, error) {
-	st := c.opts.Store
+	return recoverInterrupted(ctx, c.opts.Store, c.opts.Owner, c.running)
+}
+
+// RecoverInterrupted is Core.RecoverInterrupted for a process that has no
+// Core (`mx-claw sessions`): owner names it in the leases it takes.
+func RecoverInterrupted(ctx context.Context, st store.Store, owner string) ([]string, error) {
+	return recoverInterrupted(ctx, st, owner, func(string) bool { return false })
+}
+
+func recoverInterrupted(ctx context.Context, st store.Store, owner string, running func(string) bool) ([]string, error) {
 	list, err := st.ListSessions(ctx, store.ListOptions{Status: protocol.StatusRunning})
 	if err != nil {
 		return nil, err
 	}
 	var done []string
 	for _, s := range list {
-		ok, err := c.recoverOne(ctx, s.ID)
+		if running(s.ID) {
+			continue
+		}
+		ok, err := recoverOne(ctx, st, owner, s.ID)
 		if err != nil {
 			return done, fmt.Errorf("recover session %s: %w", s.ID, err)
 		}
@@ -62,18 +74,14 @@ func (c *Core) RecoverInterrupted(ctx context.Context) ([]string, error) {
 
 // recoverOne fails one interrupted session's turn, holding its lease while
 // it does.
-func (c *Core) recoverOne(ctx context.Context, id string) (bool, error) {
-	st := c.opts.Store
-	if c.running(id) {
-		return false, nil
-	}
+func recoverOne(ctx context.Context, st store.Store, owner, id string) (bool, error) {
 	var held *store.LeaseHeldError
-	if _, err := st.AcquireLease(ctx, id, c.opts.Owner, c.opts.LeaseTTL); errors.As(err, &held) {
+	if _, err := st.AcquireLease(ctx, id, owner, store.DefaultLeaseTTL); errors.As(err, &held) {
 		return false, nil // a live process runs it
 	} else if err != nil {
 		return false, err
 	}
-	defer func() { _ = st.ReleaseLease(context.WithoutCancel(ctx), id, c.opts.Owner) }()
+	defer func() { _ = st.ReleaseLease(context.WithoutCancel(ctx), id, owner) }()
 	sess, err := st.GetSession(ctx, id)
 	if err != nil || sess.Status != protocol.StatusRunning {
 		return false, err

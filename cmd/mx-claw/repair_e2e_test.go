@@ -193,3 +193,62 @@ func TestDiskFullDoesNotLeaveSessionRunning(t *testing.T) {
 		t.Errorf("next turn: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// deadPID returns the pid of a process that has ended.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestStaleTempFilesCleanedOnNextStart: the temporary files a killed
+// process left (a config save, a secrets and a key save in the home, an
+// atomic write in the workspace listed in its journal) are removed when
+// mx-claw next starts; those a live process may still be writing are kept.
+func TestStaleTempFilesCleanedOnNextStart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Text("ok"))
+	dead := deadPID(t)
+	old := time.Now().Add(-2 * time.Minute)
+	stale := []string{
+		filepath.Join(e.home, fmt.Sprintf(".config-pid%d-4242.json", dead)),
+		filepath.Join(e.home, ".config-1234.json"), // an older mx-claw's name, two minutes old
+		filepath.Join(e.home, ".secrets-777.tmp"),
+		filepath.Join(e.home, ".secrets-key-778.tmp"),
+		filepath.Join(e.ws, "src", ".main.go.tmp-k3x9"),
+	}
+	kept := []string{
+		filepath.Join(e.home, fmt.Sprintf(".config-pid%d-1.json", os.Getpid())), // a live process's save
+		filepath.Join(e.home, ".config-99.json"),                              // too fresh to tell
+		filepath.Join(e.ws, "src", ".other.go.tmp-zz1"),                       // not in a journal
+	}
+	for _, p := range append(append([]string{}, stale...), kept...) {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("half written"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chtimes(stale[1], old, old)
+	os.MkdirAll(filepath.Join(e.home, "tmp"), 0o700)
+	e.writeHome(fmt.Sprintf("tmp/%d.list", dead), stale[4]+"\n")
+
+	if r := e.run("", "run", "hello"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("stale %s was not removed", p)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "tmp", fmt.Sprintf("%d.list", dead))); err == nil {
+		t.Error("the dead process's journal was kept")
+	}
+}

@@ -222,8 +222,8 @@ func TestStaleTempFilesCleanedOnNextStart(t *testing.T) {
 	}
 	kept := []string{
 		filepath.Join(e.home, fmt.Sprintf(".config-pid%d-1.json", os.Getpid())), // a live process's save
-		filepath.Join(e.home, ".config-99.json"),                              // too fresh to tell
-		filepath.Join(e.ws, "src", ".other.go.tmp-zz1"),                       // not in a journal
+		filepath.Join(e.home, ".config-99.json"),                                // too fresh to tell
+		filepath.Join(e.ws, "src", ".other.go.tmp-zz1"),                         // not in a journal
 	}
 	for _, p := range append(append([]string{}, stale...), kept...) {
 		os.MkdirAll(filepath.Dir(p), 0o755)

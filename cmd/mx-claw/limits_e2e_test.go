@@ -234,3 +234,19 @@ func TestJSONOutputOfHugeCommandIsCapped(t *testing.T) {
 		t.Errorf("read_tool_output of the kept output: %q", page)
 	}
 }
+
+// TestLongRetryAfterSaysHowLong: a 429 asking for a wait longer than
+// mx-claw waits on its own fails the turn at once, and the message says how
+// long the provider wants.
+func TestLongRetryAfterSaysHowLong(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Status: 429, RetryAfter: "5400", Body: `{"error":{"message":"Rate limit reached for requests","type":"requests"}}`})
+	start := time.Now()
+	r := e.run("", "run", "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "Rate limit reached") || !strings.Contains(r.stderr, "wait 1h30m before the next request") {
+		t.Errorf("exit %d, stderr %q; want 1 and the wait named", r.code, r.stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+}

@@ -54,7 +54,30 @@ func (e *APIError) Error() string {
 	case e.Body != "":
 		s += ": " + e.Body
 	}
+	if e.RetryAfter > 0 {
+		s += " (it asks to wait " + HumanDuration(e.RetryAfter) + " before the next request)"
+	}
 	return s
+}
+
+// HumanDuration renders a wait for people, to the second and without
+// zero units: "45s", "1m30s", "1h", "2h5m".
+func HumanDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	var b strings.Builder
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if n := d / u.d; n > 0 {
+			fmt.Fprintf(&b, "%d%s", n, u.name)
+			d -= n * u.d
+		}
+	}
+	return b.String()
 }
 
 func statusText(code int) string {

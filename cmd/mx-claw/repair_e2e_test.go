@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -250,5 +251,39 @@ func TestStaleTempFilesCleanedOnNextStart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.home, "tmp", fmt.Sprintf("%d.list", dead))); err == nil {
 		t.Error("the dead process's journal was kept")
+	}
+}
+
+// TestDeviceReadsAsk: `cat /dev/zero` and a read of a named pipe in the
+// workspace are not auto-allowed as read-only commands: in default mode
+// with nobody to ask they are refused, and nothing runs.
+func TestDeviceReadsAsk(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{ID: "zero", Name: "run_command", Arguments: `{"command":"cat /dev/zero","timeout":3}`},
+			{ID: "pipe", Name: "run_command", Arguments: `{"command":"wc -c < pipe","timeout":3}`},
+			{ID: "null", Name: "run_command", Arguments: `{"command":"cat /dev/null && echo empty"}`},
+		}},
+		llmtest.Text("ok"))
+	if err := syscall.Mkfifo(filepath.Join(e.ws, "pipe"), 0o600); err != nil {
+		t.Skipf("cannot make a named pipe: %v", err)
+	}
+	start := time.Now()
+	r := e.run("", "run", "read devices")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := toolResults(e.srv.ChatRequests()[1])
+	for _, id := range []string{"zero", "pipe"} {
+		if !strings.Contains(res[id], "needs the user's approval") || !strings.Contains(res[id], "may never end") {
+			t.Errorf("result of %s = %.300q; want a refusal saying why", id, res[id])
+		}
+	}
+	if !strings.Contains(res["null"], "empty") {
+		t.Errorf("cat /dev/null was not run: %q", res["null"])
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v: a device read ran", d)
 	}
 }

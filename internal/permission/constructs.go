@@ -107,11 +107,21 @@ func (c *classifier) redirects(f frame, sc *scope, st *syntax.Stmt) {
 		c.substs(f, sc, rd.Word)
 		c.substs(f, sc, rd.Hdoc)
 		if rd.Op == syntax.RdrIn {
-			if t := r.word(rd.Word); t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")) {
+			t := r.word(rd.Word)
+			reason := ""
+			switch {
+			case t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")):
+				reason = "opens a network connection"
+			case t.exact:
+				if why := deviceFile(sc.cwd, t.s); why != "" {
+					reason = "reads " + t.s + ", " + why + ", which may never end"
+				}
+			}
+			if reason != "" {
 				c.add(CommandPart{
 					Kind: PartRedirect, Text: strings.TrimSpace(r.text(rd)), Words: []string{rd.Op.String(), t.s},
 					Depth: f.depth, Parent: f.parent, envOK: true, nexact: 2, assignsExact: true,
-					Reason: "opens a network connection",
+					Reason: reason,
 				})
 			}
 			continue

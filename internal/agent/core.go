@@ -56,9 +56,13 @@ type Options struct {
 	MaxIterations int
 	// MaxParallel bounds parallel tool calls; DefaultMaxParallel if zero.
 	MaxParallel int
-	// SystemPrompt is frozen into each new session as its first message;
-	// DefaultSystemPrompt if empty.
+	// SystemPrompt, if set, is frozen into each new session as its first
+	// message as it is; empty builds the prompt of BuildPrompt, with the
+	// session's environment, and keeps the model told of changes to it.
 	SystemPrompt string
+	// Sandbox describes how a session's commands are confined, for the
+	// model; nil tells it there is no sandbox.
+	Sandbox func(ctx context.Context, sess *protocol.Session) Sandbox
 	// Permissions builds the permission policy of a turn; nil allows
 	// every call (the tools' own hard checks still apply).
 	Permissions PolicyFunc
@@ -160,9 +164,6 @@ func New(opts Options) (*Core, error) {
 	}
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = DefaultMaxParallel
-	}
-	if opts.SystemPrompt == "" {
-		opts.SystemPrompt = DefaultSystemPrompt
 	}
 	if opts.MaxAnswerBytes <= 0 {
 		opts.MaxAnswerBytes = DefaultMaxAnswerBytes

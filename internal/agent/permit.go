@@ -82,6 +82,16 @@ func (t *turn) decide(c *call) permission.Decision {
 	return d
 }
 
+// hidden returns what call c's tool must leave out of its results: the
+// paths the policy denies that tool to read (deny rules, secret stores).
+func (t *turn) hidden(c *call) func(abs string) bool {
+	p, root, home := t.policy, t.ws.Root(), t.core.opts.Home
+	if p == nil {
+		return nil
+	}
+	return func(abs string) bool { return p.ReadDenied(c.Name, abs, root, home) }
+}
+
 // audit records a decision. It is stored with the turn's next batch of
 // records — before the call's result, at the latest.
 func (t *turn) audit(c *call, decision, source string) {

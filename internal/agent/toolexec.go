@@ -254,8 +254,8 @@ type ranCall struct {
 
 // runTool runs the tool alone.
 func (t *turn) runTool(c *call) ranCall {
-	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, CallID: c.ID,
-		Outputs: t.core.outputFiles(t.sess.ID)}
+	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c),
+		CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID)}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	}

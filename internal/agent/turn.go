@@ -195,6 +195,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
 	ws = ws.WithTempJournal(c.opts.TempJournal)
+	// A new session's prompt tells the git status: take it while the
+	// turn gets ready, not before the first request.
+	var git func() *GitState
+	if sess.MessageCount == 0 && c.opts.SystemPrompt == "" {
+		git = startGitProbe(ctx, ws.Root())
+	}
 	files, err := c.fileTracker(ctx, sess.ID, ws.Root())
 	if err != nil {
 		return err
@@ -242,6 +248,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
 		id:     setup.turnID,
@@ -273,6 +280,7 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
 	warned  map[string]bool  // budgets already warned about
@@ -453,6 +461,9 @@ func (t *turn) run(input string) error {
 		// A new session: freeze its system prompt, with what SessionStart
 		// hooks add.
 		prompt := t.core.opts.SystemPrompt
+		if prompt == "" {
+			prompt = BuildPrompt(t.environment()).Text()
+		}
 		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
 			prompt += "\n\n" + res.AdditionalContext
 		}
@@ -468,6 +479,11 @@ func (t *turn) run(input string) error {
 				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
 			}
 		}
+	} else if note := t.environmentNote(); note != "" {
+		// What changed since the model was last told (mode, model,
+		// date…) comes as a note before the message: the system prompt
+		// stays as it was, and so does the prompt cache.
+		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: note})
 	}
 	input, err = t.userPromptSubmit(input)
 	if err != nil {
@@ -498,7 +514,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := t.toolSpecs()
+	specs := toolSpecs(t.core.opts.Tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
@@ -677,8 +693,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 	return msg.ToolCalls, nil
 }
 
-func (t *turn) toolSpecs() []llm.Tool {
-	all := t.core.opts.Tools.Tools()
+// toolSpecs returns the tool schemas sent with every request.
+func toolSpecs(reg *tools.Registry) []llm.Tool {
+	all := reg.Tools()
 	specs := make([]llm.Tool, len(all))
 	for i, tl := range all {
 		// Schemas are written for people; the model gets them compact,

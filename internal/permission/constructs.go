@@ -100,14 +100,19 @@ func (c *classifier) decl(f frame, sc *scope, d *syntax.DeclClause) {
 	})
 }
 
-// redirects judges the output redirections of st.
-func (c *classifier) redirects(f frame, sc *scope, st *syntax.Stmt) {
+// redirects judges the output redirections of st, and records the files
+// its input redirections read with part first, the statement's first
+// command (if it has one).
+func (c *classifier) redirects(f frame, sc *scope, st *syntax.Stmt, first int) {
 	r := c.res(f, sc)
 	for _, rd := range st.Redirs {
 		c.substs(f, sc, rd.Word)
 		c.substs(f, sc, rd.Hdoc)
 		if rd.Op == syntax.RdrIn {
 			t := r.word(rd.Word)
+			if first < len(c.parts) {
+				c.parts[first].inputs = append(c.parts[first].inputs, t)
+			}
 			reason := ""
 			switch {
 			case t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")):

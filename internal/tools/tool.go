@@ -92,4 +92,15 @@ type Env struct {
 	// Outputs, if set, keeps the whole output of calls whose result is
 	// cut (run_command writes, read_tool_output reads).
 	Outputs *OutputFiles
+	// Hidden, if set, reports whether the file or directory at a
+	// canonical absolute path must be left out of what a tool reads: a
+	// deny rule or a secret store covers it. grep, glob and list_dir skip
+	// such entries and everything beneath them.
+	Hidden func(abs string) bool
+}
+
+// IsHidden reports whether env hides the canonical path abs (see
+// Env.Hidden); nothing is hidden without an Env or a Hidden func.
+func (env *Env) IsHidden(abs string) bool {
+	return env != nil && env.Hidden != nil && env.Hidden(abs)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // maxHistory is how many inputs the history keeps.
@@ -24,7 +26,7 @@ type inputHistory struct {
 func loadHistory(path string) *inputHistory {
 	h := &inputHistory{path: path}
 	if path != "" {
-		if f, err := os.Open(path); err == nil {
+		if f, _, err := safefile.Open(path); err == nil {
 			sc := bufio.NewScanner(f)
 			sc.Buffer(make([]byte, 64<<10), 4<<20)
 			for sc.Scan() {

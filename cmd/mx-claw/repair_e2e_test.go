@@ -287,3 +287,53 @@ func TestDeviceReadsAsk(t *testing.T) {
 		t.Errorf("took %v: a device read ran", d)
 	}
 }
+
+// TestTrustBoundToFolderIdentity: trust given to a repository is not
+// inherited by a different repository cloned at the same path later: its
+// allow rule does not apply until it is trusted itself.
+func TestTrustBoundToFolderIdentity(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git to make the repositories")
+	}
+	e := newEnv(t)
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(toolResults(*req)) > 0 {
+			return llmtest.Text("done")
+		}
+		return llmtest.Call("run_command", `{"command":"touch project-allowed"}`)
+	})
+	makeRepo := func() {
+		if err := os.RemoveAll(e.ws); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(e.ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("git", "init", "-q", e.ws).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v: %s", err, out)
+		}
+		e.writeWS(".mx-claw/settings.json", `{"permissions":{"allow":["run_command(touch:*)"]}}`)
+	}
+	allowed := func() bool {
+		_, err := os.Stat(filepath.Join(e.ws, "project-allowed"))
+		os.Remove(filepath.Join(e.ws, "project-allowed"))
+		return err == nil
+	}
+
+	makeRepo()
+	if r := e.run("", "run", "--trust", "trusted"); r.code != 0 || !allowed() {
+		t.Fatalf("the trusted repository's rule did not apply: exit %d: %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "again"); r.code != 0 || !allowed() {
+		t.Fatalf("the same repository lost its trust: exit %d: %s", r.code, r.stderr)
+	}
+	// Another repository cloned at the same path.
+	makeRepo()
+	if r := e.run("", "run", "a stranger"); r.code != 0 || allowed() {
+		t.Fatalf("a different repository at the trusted path was trusted: exit %d: %s", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--trust", "trusted now"); r.code != 0 || !allowed() {
+		t.Fatalf("trusting the new repository: exit %d: %s", r.code, r.stderr)
+	}
+}

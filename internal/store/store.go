@@ -149,10 +149,11 @@ type Store interface {
 	// sessionID is empty), oldest first; limit 0 means all.
 	Audit(ctx context.Context, sessionID string, limit int) ([]protocol.AuditEntry, error)
 	// SetTrusted records that the user trusts the workspace at path, so
-	// its own settings and hooks apply.
-	SetTrusted(ctx context.Context, path string) error
-	// Trusted reports whether the workspace at path is trusted.
-	Trusted(ctx context.Context, path string) (bool, error)
+	// its own settings and hooks apply, as the folder identity names.
+	SetTrusted(ctx context.Context, path, identity string) error
+	// Trusted reports whether the workspace at path was trusted, and the
+	// identity of the folder that was trusted then.
+	Trusted(ctx context.Context, path string) (identity string, ok bool, err error)
 
 	// RecordFile stores the version of a file the session last read or
 	// wrote (its read-before-write guard), replacing the previous one.

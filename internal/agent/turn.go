@@ -290,6 +290,9 @@ type turn struct {
 
 	// tooLarge holds the calls whose arguments were dropped (limits.go).
 	tooLarge map[string]int64
+	// windowCap is the context window the provider named when it refused
+	// a request as too long (overflow.go); 0 until then.
+	windowCap int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
 	sink   func(protocol.Event)
@@ -525,7 +528,7 @@ func (t *turn) loop() error {
 		if err := t.prepareView(specs); err != nil {
 			return err
 		}
-		resp, err := t.core.complete(t, specs)
+		resp, err := t.completeFitting(specs)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,9 @@
 // boundary is enforced (paths resolved with symlinks followed, confined to
 // the root and allowed directories, .git never written, file operations
 // through os.Root), and Truncate, which caps text shown to the model.
+// OutputFiles keeps the whole output of a call whose result is cut, and
+// TempJournal lists the temporary files of atomic writes so that those a
+// killed process left can be removed at the next start.
 //
 // Who may import it: the agent (to validate and run calls), the MCP
 // adapter (to wrap MCP tools as Tools), tools/builtin and the agent's

@@ -116,6 +116,9 @@ type Core struct {
 	calibrators map[string]*catalog.Calibrator
 	// estimateCaches keep each session's per-message token estimates.
 	estimateCaches map[string]*estimateCache
+	// started are the sessions whose SessionStart hooks ran in this
+	// process; noticed the hooks notices already shown.
+	started, noticed map[string]bool
 }
 
 // estimates returns the session's cache of per-message token estimates.

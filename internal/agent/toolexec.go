@@ -42,6 +42,9 @@ type call struct {
 	// context is what PreToolUse hooks want the model to know with the
 	// result.
 	context string
+	// before is what the files the call writes held before it ran, for
+	// its PostToolUse hooks.
+	before *hooks.Snapshot
 }
 
 // prepare does everything before execution: look up, duplicate check,
@@ -154,6 +157,9 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		if err := t.ctx.Err(); err != nil {
 			return t.cancelRest(calls[i:], err)
 		}
+		if c.early == "" && t.hk.isHalted() {
+			c.early = HaltedCallResult
+		}
 		if c.early != "" {
 			if err := t.storeResult(c, outcome{content: c.early, isError: true}); err != nil {
 				return err
@@ -163,6 +169,10 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		d := decisions[i]
 		if d == nil {
 			dd := t.decide(c)
+			d = &dd
+		}
+		if d.Action == permission.Ask {
+			dd := t.permissionRequest(c, *d)
 			d = &dd
 		}
 		var res outcome
@@ -265,6 +275,8 @@ func (t *turn) runTool(c *call) ranCall {
 		}
 	}
 	env.Output = t.outputStream(c)
+	env.CommandSetup = t.commandSetup()
+	t.snapshot(c)
 	start := time.Now()
 	res, err := callTool(t, c, env)
 	d := time.Since(start)

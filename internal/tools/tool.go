@@ -95,6 +95,11 @@ type Env struct {
 	// Outputs, if set, keeps the whole output of calls whose result is
 	// cut (run_command writes, read_tool_output reads).
 	Outputs *OutputFiles
+	// CommandSetup is shell text run_command evaluates in the command's
+	// shell before each command, its output discarded: what SessionStart
+	// hooks wrote to Claude Code's CLAUDE_ENV_FILE, so that their exports
+	// reach the session's commands.
+	CommandSetup string
 	// Hidden, if set, reports whether the file or directory at a
 	// canonical absolute path must be left out of what a tool reads: a
 	// deny rule or a secret store covers it. grep, glob and list_dir skip

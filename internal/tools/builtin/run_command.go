@@ -111,6 +111,12 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if env.Output != nil {
 		output = func(b []byte) { env.Output(string(b)) }
 	}
+	script := a.Command
+	if strings.TrimSpace(env.CommandSetup) != "" {
+		// eval runs it in the command's own shell, so its exports stay;
+		// a mistake in it fails only the eval, not the command.
+		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
+	}
 	// The whole output goes to a file as it comes; it is kept only if the
 	// result has to be cut.
 	var spill *tools.OutputFile
@@ -118,7 +124,7 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		spill, _ = env.Outputs.Create(env.CallID)
 	}
 	cmd := execx.Command{
-		Script: a.Command, Dir: dir, Env: rc.env, Timeout: timeout,
+		Script: script, Dir: dir, Env: rc.env, Timeout: timeout,
 		MaxOutput: maxCommandOutput, Output: output,
 	}
 	if spill != nil {
@@ -167,4 +173,9 @@ func keepOutput(spill *tools.OutputFile, cut bool, callID string) string {
 		what = fmt.Sprintf("the first %d of its %d bytes are kept", kept, total)
 	}
 	return fmt.Sprintf("\n[%s: read it with read_tool_output call_id=%q]", what, callID)
+}
+
+// quoteShell quotes s as one bash word.
+func quoteShell(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -33,6 +33,10 @@ import (
 // DBFileName is the database's file name inside the home directory.
 const DBFileName = "mx-claw.db"
 
+// OutputDirName is the directory inside the home where the whole output of
+// commands whose result was cut is kept, one directory per session.
+const OutputDirName = "outputs"
+
 // App is a wired mx-claw: config, store and core.
 type App struct {
 	Home   string
@@ -47,6 +51,8 @@ type App struct {
 	groups  *execx.Groups // the process groups of running commands
 
 	opts          Options
+	temps         *tools.TempJournal
+	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
 
@@ -103,7 +109,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
@@ -121,19 +128,23 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
+		OutputDir:        filepath.Join(home, OutputDirName),
+		TempJournal:      a.temps,
 		Logger:           opts.Logger,
 	})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
+	a.startup(ctx)
 	return a, nil
 }
 
-// Close closes the sandbox's proxies and the store.
+// Close closes the sandbox's proxies, the store and the journal of
+// temporary files.
 func (a *App) Close() error {
 	a.Sandbox.Close()
-	return a.Store.Close()
+	return errors.Join(a.temps.Close(), a.Store.Close())
 }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of

@@ -68,7 +68,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	nextID   int64
-	pending  map[int64]chan *wireMsg     // our requests awaiting answers
+	pending  map[int64]chan *wireMsg       // our requests awaiting answers
 	inflight map[string]context.CancelFunc // the peer's requests being handled
 	closed   bool
 	done     chan struct{}

@@ -87,5 +87,7 @@ type editorError struct {
 	err error
 }
 
-func (e *editorError) Error() string { return "the editor could not " + e.op + " the file: " + e.err.Error() }
+func (e *editorError) Error() string {
+	return "the editor could not " + e.op + " the file: " + e.err.Error()
+}
 func (e *editorError) Unwrap() error { return e.err }

@@ -47,6 +47,9 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	// sessionModes are permission modes chosen for single sessions in
+	// this process (Driver.SetMode), by session id.
+	sessionModes sync.Map
 }
 
 // Options adjust Open.

@@ -45,6 +45,11 @@ func (r *Request) Decode(v any) error {
 // (nil is sent as {}) or its error is the answer; for a notification both
 // are dropped. ctx is cancelled when the connection closes or the peer
 // cancels the request.
+//
+// Requests are handled each on a goroutine of its own, so that a long one
+// does not hold up the rest; notifications are handled one after another,
+// in the order they came, on the goroutine that reads them, so the handler
+// must not block on them.
 type Handler func(ctx context.Context, req *Request) (result any, err error)
 
 // Options configure a Conn.
@@ -220,24 +225,23 @@ func (c *Conn) dispatch(ctx context.Context, wg *sync.WaitGroup, line []byte) {
 		c.cancelInflight(req)
 		return
 	}
+	if req.ID == nil {
+		// Notifications are handled in order, on the reading goroutine.
+		if _, err := c.call(ctx, req); err != nil {
+			c.log.Warn("notification failed", "method", req.Method, "err", err)
+		}
+		return
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	key := string(req.ID)
-	if req.ID != nil {
-		c.mu.Lock()
-		c.inflight[key] = cancel
-		c.mu.Unlock()
-	}
+	c.mu.Lock()
+	c.inflight[key] = cancel
+	c.mu.Unlock()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer cancel()
 		result, err := c.call(rctx, req)
-		if req.ID == nil {
-			if err != nil {
-				c.log.Warn("notification failed", "method", req.Method, "err", err)
-			}
-			return
-		}
 		c.mu.Lock()
 		delete(c.inflight, key)
 		c.mu.Unlock()

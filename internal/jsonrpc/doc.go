@@ -4,9 +4,10 @@
 // their own methods onto it; neither knows how lines are read or replies
 // matched.
 //
-// A Conn reads requests and notifications from its peer and hands each to
-// the Handler on a goroutine of its own, so a long request (a prompt turn)
-// never holds up a short one (its cancellation). It also sends requests to
+// A Conn reads requests and notifications from its peer and hands each
+// request to the Handler on a goroutine of its own, so a long request (a
+// prompt turn) never holds up a short one; notifications (a cancellation,
+// a streamed update) are handled in the order they came. It also sends requests to
 // the peer (Call) and matches the answers, and notifications (Notify).
 // Writes are serialised: every message is one line, whole.
 //

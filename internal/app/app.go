@@ -2,8 +2,9 @@
 // config snapshot, the store, the tools, the model clients and the agent
 // core. Front ends get a ready App from here and use its Core.
 //
-// Only cli, server and tests may import app; every other package is wired
-// by it and never sees it.
+// Only cli, the front doors that serve other programs (server, and acp and
+// appserver through Driver) and tests may import app; every other package
+// is wired by it and never sees it.
 package app
 
 import (

@@ -59,7 +59,11 @@ func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmte
 	cr, sw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { Serve(ctx, sr, sw, Options{Driver: app.NewDriver(a, ""), Version: "test"}); sw.Close(); close(done) }()
+	go func() {
+		Serve(ctx, sr, sw, Options{Driver: app.NewDriver(a, ""), Version: "test"})
+		sw.Close()
+		close(done)
+	}()
 	ac.conn = jsonrpc.NewConn(cr, cw, ac.handle, jsonrpc.Options{})
 	go ac.conn.Serve(ctx)
 	t.Cleanup(func() { cw.Close(); <-done; cancel() })

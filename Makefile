@@ -13,6 +13,10 @@ build:
 install:
 	CGO_ENABLED=0 $(GO) install -trimpath ./cmd/mx-claw
 
+# TEST_NODE is where test-deps installs the npm packages the tests drive
+# mx-claw with (the official ACP client); the tests look there too.
+TEST_NODE ?= $(or $(MX_CLAW_TEST_NODE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mx-claw-test/node)
+
 # test-deps installs the system packages the tests use (Debian/Ubuntu, as
 # root or with sudo); a test whose tool is missing skips with a reason.
 test-deps:
@@ -20,6 +24,9 @@ test-deps:
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget >/dev/null; \
 	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p "$(TEST_NODE)" && npm install --prefix "$(TEST_NODE)" --no-audit --no-fund --silent @agentclientprotocol/sdk@2.4.0; \
+	else echo "test-deps: no npm here; the ACP client test will skip"; fi
 
 vet:
 	$(GO) vet ./...
@@ -29,7 +36,7 @@ vet:
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 	@if command -v gcc >/dev/null 2>&1; then \
-		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/; \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/; \
 	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:

@@ -122,6 +122,8 @@ type Core struct {
 	// started are the sessions whose SessionStart hooks ran in this
 	// process; noticed the hooks notices already shown.
 	started, noticed map[string]bool
+	// editors are the user's editors by session id (SetEditor).
+	editors sync.Map
 }
 
 // estimates returns the session's cache of per-message token estimates.

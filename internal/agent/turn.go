@@ -707,7 +707,8 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		t.usage.Add(u)
 		t.sess.Usage.Add(u)
 	}
-	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}}
+	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step,
+		FinishReason: resp.FinishReason}}
 	if msg.Usage != nil {
 		ue := protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}
 		if t.core.opts.Catalog != nil {

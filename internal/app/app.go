@@ -2,8 +2,9 @@
 // config snapshot, the store, the tools, the model clients and the agent
 // core. Front ends get a ready App from here and use its Core.
 //
-// Only cli, server and tests may import app; every other package is wired
-// by it and never sees it.
+// Only cli, the front doors that serve other programs (server, and acp and
+// appserver through Driver) and tests may import app; every other package
+// is wired by it and never sees it.
 package app
 
 import (
@@ -58,6 +59,9 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	// sessionModes are permission modes chosen for single sessions in
+	// this process (Driver.SetMode), by session id.
+	sessionModes sync.Map
 }
 
 // Options adjust Open.

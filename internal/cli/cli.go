@@ -149,6 +149,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
 	root.AddCommand(newSandboxCmd(stdio))
 	root.AddCommand(newDebugCmd(stdio))
+	root.AddCommand(newACPCmd(stdio), newAppServerCmd(stdio))
 	return root
 }
 

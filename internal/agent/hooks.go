@@ -57,7 +57,7 @@ func (t *turn) preToolUse(c *call) hooks.Decision {
 		return res.Decision
 	}
 	if len(res.UpdatedInput) > 0 {
-		if err := t.core.opts.Tools.Validate(c.Name, res.UpdatedInput); err != nil {
+		if err := t.tools.Validate(c.Name, res.UpdatedInput); err != nil {
 			c.early = "Tool failed: a hook rewrote the arguments into invalid ones: " + err.Error()
 			return hooks.None
 		}

@@ -48,7 +48,7 @@ type call struct {
 // JSON parse, schema validation, human summary.
 func (t *turn) prepare(tc protocol.ToolCall) *call {
 	c := &call{ToolCall: tc}
-	reg := t.core.opts.Tools
+	reg := t.tools
 	tool, ok := reg.Lookup(tc.Name)
 	if !ok {
 		names := make([]string, 0, len(reg.Tools()))

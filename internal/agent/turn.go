@@ -216,6 +216,10 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			return &ConfigError{Err: err}
 		}
 	}
+	reg, toolWarnings, err := c.sessionTools(ctx, sess)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -247,6 +251,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		tools:  reg,
 		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
@@ -263,6 +268,9 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		t.maxIter = c.opts.MaxIterations
 	}
 	defer func() { err = t.finish(err) }()
+	for _, w := range toolWarnings {
+		t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+	}
 	return body(t)
 }
 
@@ -279,6 +287,7 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
 	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
@@ -509,7 +518,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.core.opts.Tools)
+	specs := toolSpecs(t.tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err

@@ -20,6 +20,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/secret"
@@ -47,6 +48,10 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+
+	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
+	mcpOnce sync.Once
+	mcp     *mcp.Manager // see MCP
 }
 
 // Options adjust Open.
@@ -61,6 +66,8 @@ type Options struct {
 	Trust bool
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
+	// Version is mx-claw's version, told to MCP servers.
+	Version string
 }
 
 // LoadConfig loads the config of the home directory.
@@ -95,7 +102,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client), tools: reg}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -107,6 +114,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		MaxIterations:    maxIter,
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
+		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
@@ -120,8 +128,15 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close stops the MCP servers and closes the store.
+func (a *App) Close() error {
+	// After this no MCP manager is made, and one made before is seen.
+	a.mcpOnce.Do(func() {})
+	if a.mcp != nil {
+		a.mcp.Close()
+	}
+	return a.Store.Close()
+}
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

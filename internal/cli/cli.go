@@ -59,6 +59,7 @@ func openApp(ctx context.Context, opts app.Options) (*app.App, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	opts.Version = Version
 	return app.Open(ctx, home, cfg, opts)
 }
 
@@ -137,7 +138,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
-	root.AddCommand(newDebugCmd(stdio))
+	root.AddCommand(newDebugCmd(stdio), newMCPCmd(stdio))
 	return root
 }
 

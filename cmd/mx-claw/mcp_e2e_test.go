@@ -351,3 +351,27 @@ func TestMCPEverythingInRun(t *testing.T) {
 		t.Fatalf("echo result %q", got)
 	}
 }
+
+// TestMCPToolHooks: PreToolUse hooks see MCP calls like any other, by a
+// matcher on the mcp__ name, and may block them.
+func TestMCPToolHooks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Call("mcp__self__list_sessions", `{}`), llmtest.Text("done"))
+	hook := filepath.Join(e.home, "block.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/bash\ncat > \"$(dirname \"$0\")/hook-input.json\"; echo 'no MCP here' >&2; exit 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.writeHome("settings.json", fmt.Sprintf(`{"mcpServers": {"self": %s},
+		"permissions": {"allow": ["mcp__self__*"]},
+		"hooks": {"PreToolUse": [{"matcher": "mcp__self__.*", "hooks": [{"type": "command", "command": %q}]}]}}`, e.selfServer(), hook))
+	if r := e.run("", "run", "go"); r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	if got := firstOf(toolResults(e.srv.ChatRequests()[1])); got != "Tool failed: blocked by a hook: no MCP here" {
+		t.Fatalf("result %q", got)
+	}
+	input, err := os.ReadFile(filepath.Join(e.home, "hook-input.json"))
+	if err != nil || !strings.Contains(string(input), `"tool_name":"mcp__self__list_sessions"`) {
+		t.Fatalf("hook input: %s %v", input, err)
+	}
+}

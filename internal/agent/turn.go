@@ -216,10 +216,6 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			return &ConfigError{Err: err}
 		}
 	}
-	reg, toolWarnings, err := c.sessionTools(ctx, sess)
-	if err != nil {
-		return &ConfigError{Err: err}
-	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -240,6 +236,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			c.log.Warn("release lease", "session", sess.ID, "err", err)
 		}
 	}()
+	// The session's tools are settled under the lease: at its first turn
+	// this may start its MCP servers and freezes their tool list.
+	reg, toolWarnings, err := c.sessionTools(ctx, sess)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
 
 	t := &turn{
 		core:   c,

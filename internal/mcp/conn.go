@@ -60,6 +60,21 @@ type live struct {
 	cs   *sdk.ClientSession
 	proc *process     // a stdio server's child
 	over *atomic.Bool // the connection's size cap tripped
+	// stop ends what the transport keeps open (an SSE stream).
+	stop context.CancelFunc
+}
+
+// lastingTransport connects its transport with a context of its own, not
+// the one given to Connect: the SSE transport's event stream lives as
+// long as that context, and Connect's is the handshake's, which ends
+// when the server has started.
+type lastingTransport struct {
+	sdk.Transport
+	ctx context.Context
+}
+
+func (t lastingTransport) Connect(context.Context) (sdk.Connection, error) {
+	return t.Transport.Connect(t.ctx)
 }
 
 // session returns the live connection, starting the server if there is
@@ -122,9 +137,12 @@ func (c *conn) start(ctx context.Context, set Settings) (*live, error) {
 				MaxEventSize: set.MaxMessageBytes + 64<<10, MaxRetries: 1}
 		}
 	}
+	connCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	l.stop = stop
 	client := sdk.NewClient(&sdk.Implementation{Name: "mx-claw", Version: c.m.opts.Version}, &sdk.ClientOptions{Logger: c.m.log})
-	cs, err := client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, lastingTransport{t, connCtx}, nil)
 	if err != nil {
+		stop()
 		why := c.explain(err, ctx, l.proc, set)
 		if l.proc != nil {
 			l.proc.stop()
@@ -191,6 +209,7 @@ func (c *conn) shutdown(l *live) {
 	if l.proc != nil {
 		l.proc.stop()
 	}
+	defer l.stop()
 	done := make(chan struct{})
 	go func() { _ = l.cs.Close(); close(done) }()
 	select {
@@ -260,6 +279,7 @@ func (c *conn) failed(ctx context.Context, l *live, err error, what string, time
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &callError{kind: ErrCallTimeout, msg: fmt.Sprintf("MCP server %q did not answer within %s when asked to %s; the request was cancelled", name, timeout, what)}
 	}
+	c.m.log.Debug("MCP connection failed", "server", name, "err", err)
 	c.drop(l)
 	if l.over.Load() {
 		return &callError{kind: ErrResultTooLarge, msg: fmt.Sprintf("MCP server %q sent a message larger than %d bytes (mcp.maxMessageBytes) when asked to %s; the server was stopped and will start again on the next call", name, set.MaxMessageBytes, what)}

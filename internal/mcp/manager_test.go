@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
@@ -278,6 +281,20 @@ func TestHTTPServer(t *testing.T) {
 	}
 }
 
+// TestSSEServer: the older HTTP+SSE transport.
+func TestSSEServer(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer()
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	m := newTestManager(t)
+	s := &Server{Name: "legacy", Source: SourceUser, Transport: TransportSSE, URL: ts.URL}
+	res, err := call(t, m, s, fastSettings(), "echo", `{"message":"over sse"}`)
+	if err != nil || res.Content != "echo: over sse" {
+		t.Fatalf("echo: %+v, %v", res, err)
+	}
+}
+
 // TestCloseStopsServers: Close leaves no server process behind.
 func TestCloseStopsServers(t *testing.T) {
 	t.Parallel()
@@ -307,5 +324,3 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
-var _ = filepath.Join

@@ -100,6 +100,17 @@ func TestLazyStart(t *testing.T) {
 	if running, _ := m2.Running(ws, s); !running {
 		t.Fatal("the call did not start the server")
 	}
+	// With "startup": "session" the servers start with the session, the
+	// listing cache notwithstanding.
+	m3 := NewManager(Options{Home: home, Environ: testEnviron})
+	defer m3.Close()
+	cfg.Settings.Startup = StartupSession
+	if ts, warnings := sessionTools(t, m3, SessionRequest{SessionID: "c", Workspace: ws, First: true, Config: cfg}); len(ts) != 6 || len(warnings) != 0 {
+		t.Fatalf("session start: %v %v", names(ts), warnings)
+	}
+	if running, _ := m3.Running(ws, s); !running {
+		t.Fatal("startup session did not start the server")
+	}
 }
 
 // TestReadOnlyHints: an MCP tool is a read only when its server marks it

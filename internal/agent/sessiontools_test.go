@@ -14,9 +14,11 @@ import (
 // extraTool stands for a session's MCP tool.
 type extraTool struct{ name string }
 
-func (e extraTool) Name() string                        { return e.name }
-func (e extraTool) Description() string                 { return "An extra tool." }
-func (e extraTool) Schema() json.RawMessage             { return json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`) }
+func (e extraTool) Name() string        { return e.name }
+func (e extraTool) Description() string { return "An extra tool." }
+func (e extraTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
+}
 func (e extraTool) Risk() tools.Risk                    { return tools.RiskRead }
 func (e extraTool) ConcurrencySafe() bool               { return true }
 func (e extraTool) Summary(args json.RawMessage) string { return e.name }

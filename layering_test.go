@@ -56,7 +56,9 @@ func TestLayering(t *testing.T) {
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
-		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},
+		{"internal/hooks", func(imp string) bool {
+			return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol", "internal/patch")
+		}},
 		{"internal/mcpserve", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/mcp", func(imp string) bool {
 			return oneOf(imp, "internal/tools", "internal/execx", "internal/safefile")

@@ -147,6 +147,7 @@ func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
 	if err := t.requested(a, c, d); err != nil {
 		return err
 	}
+	t.notifyWaiting(c)
 	return &PausedError{SessionID: t.sess.ID, RequestID: a.ID, Summary: c.summary, Suggest: d.Suggest}
 }
 
@@ -198,6 +199,7 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 	if err := t.requested(a, c, d); err != nil {
 		return outcome{}, err
 	}
+	t.notifyWaiting(c)
 	var ans ResolveRequest
 	select {
 	case ans = <-answers:

@@ -32,6 +32,10 @@ import (
 // DBFileName is the database's file name inside the home directory.
 const DBFileName = "mx-claw.db"
 
+// OutputDirName is the directory inside the home where the whole output of
+// commands whose result was cut is kept, one directory per session.
+const OutputDirName = "outputs"
+
 // App is a wired mx-claw: config, store and core.
 type App struct {
 	Home   string
@@ -43,6 +47,8 @@ type App struct {
 	Secrets *secret.Chain
 
 	opts          Options
+	temps         *tools.TempJournal
+	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
 
@@ -102,7 +108,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client), tools: reg}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -119,23 +126,27 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
+		OutputDir:        filepath.Join(home, OutputDirName),
+		TempJournal:      a.temps,
 		Logger:           opts.Logger,
 	})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
+	a.startup(ctx)
 	return a, nil
 }
 
-// Close stops the MCP servers and closes the store.
+// Close stops the MCP servers, and closes the store and the journal of
+// temporary files.
 func (a *App) Close() error {
 	// After this no MCP manager is made, and one made before is seen.
 	a.mcpOnce.Do(func() {})
 	if a.mcp != nil {
 		a.mcp.Close()
 	}
-	return a.Store.Close()
+	return errors.Join(a.temps.Close(), a.Store.Close())
 }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of

@@ -25,6 +25,12 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 	if err != nil {
 		return nil, err
 	}
+	var claude []*permission.Settings
+	if trusted {
+		if claude, err = a.claudeProject(sess.Workspace); err != nil {
+			return nil, err
+		}
+	}
 	stored, err := a.Store.Grants(ctx, "session:"+sess.ID, sess.Workspace)
 	if err != nil {
 		return nil, err
@@ -38,24 +44,11 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
 	}
 	p, err := permission.NewPolicy(permission.Options{Mode: a.opts.Mode, User: user, Project: project,
-		ProjectTrusted: trusted, Grants: grants, AppHome: a.Home})
+		ClaudeProject: claude, ProjectTrusted: trusted, Grants: grants, AppHome: a.Home})
 	if err != nil {
 		return nil, fmt.Errorf("permission policy: %w", err)
 	}
 	return p, nil
-}
-
-// Trusted reports whether the workspace's own settings and hooks may apply:
-// the user trusted it before, or trusts it now with --trust (which is
-// remembered).
-func (a *App) Trusted(ctx context.Context, workspace string) (bool, error) {
-	if a.opts.Trust {
-		if err := a.Store.SetTrusted(ctx, workspace); err != nil {
-			return false, err
-		}
-		return true, nil
-	}
-	return a.Store.Trusted(ctx, workspace)
 }
 
 // UserHome returns the user's real home directory (not MX_CLAW_HOME), for
@@ -72,8 +65,10 @@ func UserHome() string {
 }
 
 // hookRunner returns the hooks of a session's turn: the user's settings'
-// "hooks", then the project's — only once the workspace is trusted, since
-// a cloned repository must not run commands on its own say-so.
+// "hooks", then the project's — .mx-claw/settings.json, then Claude Code's
+// .claude/settings.json and .claude/settings.local.json — only once the
+// workspace is trusted, since a cloned repository must not run commands
+// on its own say-so.
 func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Runner, error) {
 	var configs []*hooks.Config
 	trusted, err := a.Trusted(ctx, sess.Workspace)
@@ -91,17 +86,28 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 		}
 		configs = append(configs, c)
 	}
-	if raw, ok := project.Other["hooks"]; ok && trusted {
-		c, err := hooks.ParseConfig(raw, project.Path)
+	if trusted {
+		claude, err := a.claudeProject(sess.Workspace)
 		if err != nil {
 			return nil, err
 		}
-		configs = append(configs, c)
+		// Claude Code's shared file before its local one.
+		for _, s := range []*permission.Settings{project, claude[1], claude[0]} {
+			raw, ok := s.Other["hooks"]
+			if !ok {
+				continue
+			}
+			c, err := hooks.ParseConfig(raw, s.Path)
+			if err != nil {
+				return nil, err
+			}
+			configs = append(configs, c)
+		}
 	}
 	if len(configs) == 0 {
 		return nil, nil
 	}
-	return &hooks.Runner{Config: hooks.Merge(configs...)}, nil
+	return &hooks.Runner{Config: hooks.Merge(configs...), DataDir: a.hookDataDir()}, nil
 }
 
 // settings loads the user's and the workspace's settings files. Both the

@@ -16,6 +16,12 @@ type Options struct {
 	User *Settings
 	// Project is the workspace's settings; nil for none.
 	Project *Settings
+	// ClaudeProject are the workspace's Claude Code settings files
+	// (ClaudeProjectSettingsPaths: the local file first), for a trusted
+	// workspace only. Their rules apply like Project's; their defaultMode
+	// only where Project gives none (mx-claw's own file wins), the first
+	// file's first.
+	ClaudeProject []*Settings
 	// ProjectTrusted reports whether the user trusts the workspace. Until
 	// then project settings may only tighten: their allow rules and a
 	// defaultMode looser than the user's are ignored (see Policy.Ignored).
@@ -99,6 +105,16 @@ func NewPolicy(o Options) (*Policy, error) {
 			}
 		}
 		p.addSettings(pr, o.ProjectTrusted)
+	}
+	modeSet := o.Project != nil && o.Project.DefaultMode != ""
+	for _, cs := range o.ClaudeProject {
+		if cs == nil {
+			continue
+		}
+		if cs.DefaultMode != "" && !modeSet {
+			p.mode, p.modeOrigin, modeSet = cs.DefaultMode, cs.Path, true
+		}
+		p.addSettings(cs, true)
 	}
 	if o.Mode != "" {
 		m, err := ParseMode(string(o.Mode))

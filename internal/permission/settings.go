@@ -61,6 +61,16 @@ func ProjectSettingsPath(workspace string) string {
 	return filepath.Join(workspace, ProjectDir, "settings.json")
 }
 
+// ClaudeProjectSettingsPaths returns Claude Code's project settings files
+// of a workspace, the one that wins first: .claude/settings.local.json,
+// then .claude/settings.json.
+func ClaudeProjectSettingsPaths(workspace string) []string {
+	return []string{
+		filepath.Join(workspace, ".claude", "settings.local.json"),
+		filepath.Join(workspace, ".claude", "settings.json"),
+	}
+}
+
 // LoadSettings reads and parses a settings file (the user's). A missing
 // file gives empty settings with Exists false; any other problem is an
 // error naming the file (and the entry, for a bad rule or mode) that
@@ -105,6 +115,28 @@ func LoadProjectSettings(workspace string, trusted bool) (*Settings, error) {
 		return ParseSettings(path, data)
 	}
 	return parseTightening(path, data)
+}
+
+// LoadClaudeSettings reads one of Claude Code's project settings files,
+// <workspace>/.claude/<name> (see ClaudeProjectSettingsPaths), for a
+// trusted workspace. Like LoadProjectSettings it refuses a symbolic link
+// as .claude or as the file, and reads at most safefile.DefaultMax bytes.
+func LoadClaudeSettings(workspace, name string) (*Settings, error) {
+	rel := filepath.Join(".claude", name)
+	path := filepath.Join(workspace, rel)
+	data, err := safefile.ReadInTree(workspace, rel, safefile.DefaultMax)
+	var le *safefile.LinkError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Settings{Path: path}, nil
+	case errors.As(err, &le):
+		return nil, &SettingsError{Path: path, Err: fmt.Errorf("%w: project configuration must be a real "+
+			"file inside the project, and %s is a symbolic link (to %s); replace the link with the "+
+			"directory or file itself, or remove it", ErrSymlinkedConfig, le.Path, le.Target)}
+	case err != nil:
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	return ParseSettings(path, data)
 }
 
 // ProjectDir is the directory of a project's mx-claw configuration.

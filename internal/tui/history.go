@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -95,3 +96,35 @@ func (h *inputHistory) next() (string, bool) {
 	}
 	return h.entries[h.pos], true
 }
+
+// drop removes the latest entry equal to s, from memory and from the file:
+// an input the hooks refused (a UserPromptSubmit block) is not kept.
+func (h *inputHistory) drop(s string) {
+	for i := len(h.entries) - 1; i >= 0; i-- {
+		if h.entries[i] == s {
+			h.entries = append(h.entries[:i], h.entries[i+1:]...)
+			break
+		}
+	}
+	h.pos = len(h.entries)
+	if h.path == "" {
+		return
+	}
+	data, err := os.ReadFile(h.path)
+	if err != nil {
+		return
+	}
+	want, _ := json.Marshal(s)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if bytes.Equal(bytes.TrimSuffix(lines[i], []byte("\n")), want) {
+			lines = append(lines[:i], lines[i+1:]...)
+			_ = os.WriteFile(h.path, bytes.Join(lines, nil), 0o600)
+			return
+		}
+	}
+}
+
+// promptErased is implemented by a turn's error when its prompt was
+// refused and must not be kept (agent.PromptBlockedError).
+type promptErased interface{ PromptErased() bool }

@@ -60,6 +60,10 @@ func TestLayering(t *testing.T) {
 		{"internal/hooks", func(imp string) bool {
 			return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol", "internal/patch")
 		}},
+		{"internal/mcpserve", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/mcp", func(imp string) bool {
+			return oneOf(imp, "internal/tools", "internal/execx", "internal/safefile")
+		}},
 		{"internal/agent", func(imp string) bool {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
 		}},

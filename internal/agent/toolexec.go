@@ -55,7 +55,7 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 		c.early, c.summary = r, tc.Name
 		return c
 	}
-	reg := t.core.opts.Tools
+	reg := t.tools
 	tool, ok := reg.Lookup(tc.Name)
 	if !ok {
 		names := make([]string, 0, len(reg.Tools()))

@@ -22,6 +22,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
@@ -62,6 +63,10 @@ type App struct {
 	// sessionModes are permission modes chosen for single sessions in
 	// this process (Driver.SetMode), by session id.
 	sessionModes sync.Map
+
+	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
+	mcpOnce sync.Once
+	mcp     *mcp.Manager // see MCP
 }
 
 // Options adjust Open.
@@ -79,6 +84,8 @@ type Options struct {
 	SandboxMode sandbox.Mode
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
+	// Version is mx-claw's version, told to MCP servers.
+	Version string
 }
 
 // LoadConfig loads the config of the home directory.
@@ -114,7 +121,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
@@ -128,6 +135,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
 		Commands:         a.commands,
+		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
@@ -144,9 +152,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the sandbox's proxies, the store and the journal of
-// temporary files.
+// Close stops the MCP servers, and closes the sandbox's proxies, the
+// store and the journal of temporary files.
 func (a *App) Close() error {
+	// After this no MCP manager is made, and one made before is seen.
+	a.mcpOnce.Do(func() {})
+	if a.mcp != nil {
+		a.mcp.Close()
+	}
 	a.Sandbox.Close()
 	return errors.Join(a.temps.Close(), a.Store.Close())
 }

@@ -147,7 +147,6 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 		return nil
 	}
 	m := t.capWindow(t.core.opts.Catalog(t.model.ID))
-	overhead := outputReserve(m) + t.specTokens(specs)
 	// Estimates are corrected by what the provider reported for earlier
 	// requests: the window is scaled by the observed ratio.
 	cal := t.core.calibrator(t.model.ID)
@@ -155,8 +154,17 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	if r := cal.Ratio(); r > 0 {
 		window = int(float64(window) / r)
 	}
+	threshold := t.core.opts.CompactThreshold
+	if threshold <= 0 {
+		threshold = compact.DefaultThreshold
+	}
+	// What lies above the threshold is room for the answer: only the part
+	// of the output reserve beyond it counts against the threshold.
+	// Counting it whole made a small window compact twice as often.
+	reserve := outputReserve(m)
+	overhead := t.specTokens(specs) + max(0, reserve-int((1-threshold)*float64(window)))
 	cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: window,
-		Threshold: t.core.opts.CompactThreshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
+		Threshold: threshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
 	dropped := false
 	switch {
 	case due && t.compactFailed:
@@ -183,8 +191,8 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	}
 	view := compact.CapToolResults(compact.Project(t.history, t.records, ledger), m.ContextWindow, 0, est)
 	if dropped || t.windowCap > 0 {
-		note := compact.Ledger(t.history, nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})
-		view, _ = compact.DropOldest(view, m.ContextWindow-overhead, est, note)
+		note := compact.Ledger(t.history, nil, t.ledgerOptions(m))
+		view, _ = compact.DropOldest(view, m.ContextWindow-reserve-t.specTokens(specs), est, note)
 	}
 	t.view = t.view[:0]
 	t.viewEstimate = t.specTokens(specs)
@@ -213,6 +221,17 @@ func (t *turn) specTokens(specs []llm.Tool) int {
 		t.specsEstimate = n
 	}
 	return t.specsEstimate
+}
+
+// ledgerOptions bound the ledger by the model's window: a tenth of it, at
+// most the default, so that on a small window the pinned part leaves room
+// for the conversation.
+func (t *turn) ledgerOptions(m catalog.Model) compact.LedgerOptions {
+	o := compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()}
+	if m.ContextWindow > 0 {
+		o.MaxTokens = min(compact.DefaultLedgerTokens, max(m.ContextWindow/10, 500))
+	}
+	return o
 }
 
 // knownFiles returns the file versions the session's guard knows, for the
@@ -247,7 +266,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	}
 	rec := compact.Record{ID: newID(), UpToSeq: cut.UpToSeq, Summary: summary, Trigger: trigger,
 		Instructions: instructions, CreatedAt: t.core.opts.Now().UTC(),
-		Ledger: compact.Ledger(t.history[:cut.At], nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})}
+		Ledger: compact.Ledger(t.history[:cut.At], nil, t.ledgerOptions(m))}
 	pc := &protocol.Compaction{ID: rec.ID, UpToSeq: rec.UpToSeq, Summary: rec.Summary, Ledger: rec.Ledger,
 		Trigger: trigger, Instructions: instructions, CreatedAt: rec.CreatedAt}
 	if err := t.recordCompaction(pc, protocol.Event{Type: protocol.EventCompaction, Compaction: pc, Step: t.step,
@@ -256,7 +275,28 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	}
 	t.records = append(t.records, rec)
 	t.pinnedTokens()
+	if err := t.retell(); err != nil {
+		return err
+	}
 	return t.afterCompaction(trigger, summary)
+}
+
+// retell stores again, after a compaction, the environment note the
+// summary took out of the model's view (a change of mode or model told at
+// the start of this turn), so that the model does not work on from the
+// system prompt's stale line until the next turn. The note goes at the end
+// of the transcript, after the last tool results: the view's prefix up to
+// it stays as the compaction made it.
+func (t *turn) retell() error {
+	note := t.environmentNote()
+	if note == "" {
+		return nil
+	}
+	msg := protocol.Message{Role: protocol.RoleSystem, Content: note}
+	if err := t.record([]*protocol.Message{&msg}); err != nil {
+		return fmt.Errorf("store environment note: %w", err)
+	}
+	return nil
 }
 
 // Compact summarises a session's older messages now (/compact), with

@@ -58,6 +58,11 @@ func TestCommandDecisionsByMode(t *testing.T) {
 		{"[ -f go.mod ] && go vet ./...", allowAll},
 		{"test -d build || echo missing", allowAll},
 		{"echo $(pwd) `whoami`", allowAll},
+		// codex's safe list: base64 and numfmt only write to stdout.
+		{"base64 -d blob.b64 | head -c 100", allowAll},
+		{"base64 -w0 image.png", allowAll},
+		{"du -b file | numfmt --to=iec", allowAll},
+		{"base64 -d blob.b64 > out.bin", editInWS},
 		{"", allowAll},
 		{"# only a comment", allowAll},
 		{chain + "ls", allowAll},

@@ -124,10 +124,13 @@ func dupKey(tc protocol.ToolCall) string {
 }
 
 // runCalls runs the calls of one response and stores their results. When
-// every call is a known, valid, read-only, concurrency-safe tool that the
-// policy allows, the batch runs in parallel (bounded); otherwise serially
-// in the model's order, each call decided just before it runs. A call that
-// needs approval is denied or pauses the turn, as t.onAsk says.
+// every call only reads — a known, valid call of a read-only,
+// concurrency-safe tool, or a command the classifier judges read-only —
+// and the policy allows each without asking, the batch runs in parallel
+// (bounded); otherwise serially in the model's order, each call decided
+// just before it runs. Safety is decided per call, not per tool: `sleep 1;
+// echo a` three times runs at once, `go test` does not. A call that needs
+// approval is denied or pauses the turn, as t.onAsk says.
 func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	start := time.Now()
 	defer func() { t.toolTime += time.Since(start) }()
@@ -136,7 +139,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	for i, tc := range tcs {
 		calls[i] = t.prepare(tc)
 		c := calls[i]
-		if c.early != "" || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		if c.early != "" || !readOnly(c) && !maybeReadOnly(c) {
 			parallel = false
 		}
 	}
@@ -145,7 +148,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		for i, c := range calls {
 			d := t.decide(c)
 			decisions[i] = &d
-			if d.Action != permission.Allow {
+			if d.Action != permission.Allow || !readOnly(c) && !d.ReadOnly() {
 				parallel = false
 			}
 		}
@@ -242,6 +245,13 @@ func (t *turn) execute(c *call) (outcome, error) {
 // is stored.
 func readOnly(c *call) bool {
 	return c.tool != nil && c.tool.Risk() == tools.RiskRead && c.tool.ConcurrencySafe()
+}
+
+// maybeReadOnly reports whether c is a command that may prove read-only
+// once decided (see permission.Decision.ReadOnly): it still runs through
+// the session's sandbox like any command.
+func maybeReadOnly(c *call) bool {
+	return c.tool != nil && c.Name == permission.CommandTool
 }
 
 // startedEvent is c's tool.started.
@@ -341,7 +351,7 @@ func (t *turn) cancelRest(calls []*call, cause error) error {
 }
 
 // runParallel runs a batch of read-only calls at once, at most MaxParallel
-// at a time. Each result is stored as it completes; the view gets them in
+// at a time (read-only commands among them). Each result is stored as it completes; the view gets them in
 // call order once all are done, as repairView would order them.
 func (t *turn) runParallel(calls []*call) error {
 	started := make([]protocol.Event, len(calls))
@@ -362,6 +372,11 @@ func (t *turn) runParallel(calls []*call) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if !readOnly(c) {
+				// A command streams tool.output events: it starts once
+				// its tool.started is stored, so they come after it.
+				<-stored
+			}
 			sem <- struct{}{}
 			r := t.runTool(c)
 			<-sem

@@ -23,11 +23,11 @@ var errClientGone = errors.New("client gone")
 
 // stream is one open event stream: what it sent so far.
 type stream struct {
-	s   *Server
-	r   *http.Request
-	rc  *http.ResponseController
-	w   *sse.Writer
-	id  string
+	s  *Server
+	r  *http.Request
+	rc *http.ResponseController
+	w  *sse.Writer
+	id string
 	// sent is the sequence of the last stored event sent.
 	sent int64
 	// pending says frames were written since the last flush.

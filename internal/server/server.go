@@ -87,8 +87,8 @@ type Server struct {
 	watching map[string]bool    // sessions waiting for another process's lease
 	stopping bool
 	// closing is closed when the streams must end (Shutdown).
-	closing chan struct{}
-	http    *http.Server
+	closing    chan struct{}
+	http       *http.Server
 	pollerDone chan struct{}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -31,10 +32,30 @@ type fixture struct {
 	app  *app.App
 	srv  *Server
 	ts   *httptest.Server
+	// smallSockets gives the server's connections tiny send buffers.
+	smallSockets bool
+}
+
+// testOptions are a server's options and the fixture's own.
+type testOptions struct {
+	Options
+	smallSockets bool
+}
+
+// smallSendBuffers gives every accepted connection a tiny send buffer, so
+// a client that stops reading blocks the server's writes at once.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(16 << 10)
+	}
+	return c, err
 }
 
 // newFixture starts a server; opts adjust its options.
-func newFixture(t *testing.T, opts func(*Options), replies ...llmtest.Reply) *fixture {
+func newFixture(t *testing.T, opts func(*testOptions), replies ...llmtest.Reply) *fixture {
 	t.Helper()
 	f := &fixture{t: t, home: t.TempDir(), llm: llmtest.NewServer(replies...)}
 	t.Cleanup(f.llm.Close)
@@ -49,15 +70,20 @@ func newFixture(t *testing.T, opts func(*Options), replies ...llmtest.Reply) *fi
 		t.Fatal(err)
 	}
 	f.app = f.openApp()
-	o := Options{App: f.app, HeartbeatInterval: time.Hour, PollInterval: 20 * time.Millisecond}
+	o := testOptions{Options: Options{App: f.app, HeartbeatInterval: time.Hour, PollInterval: 20 * time.Millisecond}}
 	if opts != nil {
 		opts(&o)
 	}
-	f.srv, err = New(o)
+	f.srv, err = New(o.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.ts = httptest.NewServer(f.srv.Handler())
+	f.smallSockets = o.smallSockets
+	f.ts = httptest.NewUnstartedServer(f.srv.Handler())
+	if o.smallSockets {
+		f.ts.Listener = smallSendBuffers{f.ts.Listener}
+	}
+	f.ts.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()

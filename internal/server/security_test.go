@@ -110,7 +110,7 @@ func TestHostMustBeLoopbackWithThePort(t *testing.T) {
 
 func TestAllowRemoteAcceptsOtherHostsWithThePortButStillTheToken(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(o *Options) { o.AllowRemote = true })
+	f := newFixture(t, func(o *testOptions) { o.AllowRemote = true })
 	h := f.auth()
 	h.Set("Host", "192.168.1.20:"+f.port())
 	if resp, data := f.request("GET", "/api/sessions", nil, h); resp.StatusCode != 200 {

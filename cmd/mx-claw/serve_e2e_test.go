@@ -21,7 +21,7 @@ import (
 
 // served is a running `mx-claw serve` process.
 type served struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	info   protocol.ServerInfo
 	stdout *bytes.Buffer
@@ -32,14 +32,19 @@ type served struct {
 // its server.json.
 func (e *env) startServe(ctx context.Context, args ...string) *served {
 	e.t.Helper()
+	return startServe(e.t, e, ctx, args...)
+}
+
+func startServe(tb testing.TB, e *env, ctx context.Context, args ...string) *served {
+	tb.Helper()
 	cmd := e.command(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
+		tb.Fatal(err)
 	}
-	s := &served{t: e.t, cmd: cmd, stdout: &out, stderr: &errb}
-	e.t.Cleanup(func() {
+	s := &served{t: tb, cmd: cmd, stdout: &out, stderr: &errb}
+	tb.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			cmd.Wait()
@@ -53,16 +58,16 @@ func (e *env) startServe(ctx context.Context, args ...string) *served {
 			break
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("no server.json of the server after 30 s\n%s", errb.String())
+			tb.Fatalf("no server.json of the server after 30 s\n%s", errb.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
-		e.t.Fatalf("server.json: %v, mode %v; want 0600", err, fi.Mode().Perm())
+		tb.Fatalf("server.json: %v, mode %v; want 0600", err, fi.Mode().Perm())
 	}
 	if !strings.HasPrefix(s.info.URL, "http://127.0.0.1:") || len(s.info.Token) != 64 {
-		e.t.Fatalf("server.json %+v", s.info)
+		tb.Fatalf("server.json %+v", s.info)
 	}
 	return s
 }

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
@@ -23,13 +23,17 @@ var errClientGone = errors.New("client gone")
 
 // stream is one open event stream: what it sent so far.
 type stream struct {
-	s  *Server
-	r  *http.Request
-	rc *http.ResponseController
-	w  *sse.Writer
-	id string
+	s   *Server
+	r   *http.Request
+	rc  *http.ResponseController
+	out http.ResponseWriter
+	id  string
+	// batch holds the frames written since the last flush.
+	batch []byte
 	// sent is the sequence of the last stored event sent.
 	sent int64
+	// pos is the feed's position: the last stored event seen on it.
+	pos int64
 	// pending says frames were written since the last flush.
 	pending bool
 }
@@ -52,7 +56,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	st := &stream{s: s, r: r, rc: http.NewResponseController(w), w: sse.NewWriter(w), id: id, sent: after}
+	st := &stream{s: s, r: r, rc: http.NewResponseController(w), out: w, id: id, sent: after}
 	if err := st.run(); err != nil && !errors.Is(err, errClientGone) {
 		s.log.Warn("event stream", "session", id, "err", err)
 	}
@@ -81,8 +85,10 @@ func resumeFrom(r *http.Request) (int64, error) {
 // client fell behind) is replaced by a new one after catching up from the
 // store, without the client noticing.
 func (st *stream) run() error {
-	if err := st.w.Retry(retryDelay); err != nil {
-		return errClientGone
+	var retry bytes.Buffer
+	sse.NewWriter(&retry).Retry(retryDelay)
+	if err := st.write(retry.Bytes()); err != nil {
+		return err
 	}
 	if err := st.replay(0); err != nil {
 		return err
@@ -139,95 +145,147 @@ func (st *stream) replay(upTo int64) error {
 // follow sends the feed's events until the subscription ends (dropped or
 // closed), the client goes or the server closes. last is the feed's
 // position when the subscription began.
-func (st *stream) follow(sub *bus.Subscription[protocol.Event], last int64) error {
+//
+// It works in batches: woken by an event, it sends every event the feed
+// has, flushes once, then rests for FlushDelay without listening, so the
+// events of a burst queue up in its buffer instead of waking it (and
+// costing a write) one by one. A turn streaming deltas to a hundred
+// streams then wakes each of them a few hundred times a second at most,
+// not once per delta.
+func (st *stream) follow(sub *bus.Subscription[*item], last int64) error {
 	// Events the feed published before this subscription.
 	if last > st.sent {
 		if err := st.replay(last); err != nil {
 			return err
 		}
 	}
-	pos := last // the feed's position: the last stored event seen on it
-	beat := time.NewTimer(st.s.opts.HeartbeatInterval)
+	st.pos = last
+	// A heartbeat goes out at each tick after which nothing else was sent.
+	beat := time.NewTicker(st.s.opts.HeartbeatInterval)
 	defer beat.Stop()
+	quiet := true
+	rest := time.NewTimer(time.Hour)
+	rest.Stop()
+	defer rest.Stop()
 	for {
-		if st.pending && len(sub.C()) == 0 {
-			if err := st.flush(); err != nil {
+		select {
+		case it, ok := <-sub.C():
+			if !ok {
+				return st.ended(sub)
+			}
+			if err := st.handle(it); err != nil {
 				return err
 			}
-		}
-		select {
-		case e, ok := <-sub.C():
-			if !ok {
-				if !sub.Dropped() {
-					return st.closing()
-				}
-				return nil
-			}
-			if stored(e) {
-				pos = e.Sequence
-				if e.Sequence <= st.sent {
-					continue
-				}
-				if e.Sequence > st.sent+1 {
-					if err := st.replay(e.Sequence - 1); err != nil {
+			// Everything else the feed has now, in the same write.
+			for more := true; more; {
+				select {
+				case it, ok := <-sub.C():
+					if !ok {
+						if err := st.flush(); err != nil {
+							return err
+						}
+						return st.ended(sub)
+					}
+					if err := st.handle(it); err != nil {
 						return err
 					}
+				default:
+					more = false
 				}
-				if err := st.send(e, true); err != nil {
-					return err
-				}
-			} else if pos >= st.sent {
-				// A delta belongs after the stored event before it; one
-				// from before what the client already has is stale.
-				if err := st.send(e, false); err != nil {
+			}
+			quiet = false
+			if st.pending {
+				if err := st.flush(); err != nil {
 					return err
 				}
 			}
-			resetTimer(beat, st.s.opts.HeartbeatInterval)
+			if d := st.s.opts.FlushDelay; d > 0 {
+				rest.Reset(d)
+				select {
+				case <-rest.C:
+				case <-st.s.closing:
+					rest.Stop()
+					return st.close(sub)
+				case <-st.r.Context().Done():
+					return errClientGone
+				}
+			}
 		case <-beat.C:
-			if err := st.send(protocol.Event{Type: protocol.EventStreamHeartbeat, SessionID: st.id,
-				Sequence: st.sent, Timestamp: time.Now().UTC()}, false); err != nil {
-				return err
+			if quiet {
+				if err := st.send(protocol.Event{Type: protocol.EventStreamHeartbeat, SessionID: st.id,
+					Sequence: st.sent, Timestamp: time.Now().UTC()}, false); err != nil {
+					return err
+				}
+				if err := st.flush(); err != nil {
+					return err
+				}
 			}
-			beat.Reset(st.s.opts.HeartbeatInterval)
+			quiet = true
 		case <-st.s.closing:
-			// The feed had every stored event before closing was closed:
-			// send what is buffered, then the last word.
-			if err := st.drain(sub, pos); err != nil {
-				return err
-			}
-			return st.closing()
+			return st.close(sub)
 		case <-st.r.Context().Done():
 			return errClientGone
 		}
 	}
 }
 
+// handle sends one event of the feed, if the client has not got it: a
+// stored event after the last one sent (the ones between read from the
+// store, should there be a gap), or a delta that happened after it.
+func (st *stream) handle(it *item) error {
+	e := it.ev
+	if !stored(e) {
+		// A delta belongs after the stored event before it on the feed;
+		// one from before what the client already has is stale.
+		if st.pos < st.sent {
+			return nil
+		}
+		return st.sendItem(it)
+	}
+	st.pos = e.Sequence
+	if e.Sequence <= st.sent {
+		return nil
+	}
+	if e.Sequence > st.sent+1 {
+		if err := st.replay(e.Sequence - 1); err != nil {
+			return err
+		}
+	}
+	return st.sendItem(it)
+}
+
+// ended handles the end of a subscription: a dropped one is replaced by
+// the caller; one closed with the server ends the stream.
+func (st *stream) ended(sub *bus.Subscription[*item]) error {
+	if sub.Dropped() {
+		return nil
+	}
+	return st.closing()
+}
+
+// close ends the stream when the server closes: the feed had every stored
+// event before closing was closed, so what is buffered is sent, then the
+// last word.
+func (st *stream) close(sub *bus.Subscription[*item]) error {
+	if err := st.drain(sub); err != nil {
+		return err
+	}
+	return st.closing()
+}
+
 // drain sends the events already buffered in sub, without waiting.
-func (st *stream) drain(sub *bus.Subscription[protocol.Event], pos int64) error {
+func (st *stream) drain(sub *bus.Subscription[*item]) error {
 	for {
-		var e protocol.Event
-		var ok bool
 		select {
-		case e, ok = <-sub.C():
+		case it, ok := <-sub.C():
+			if !ok {
+				return nil
+			}
+			if err := st.handle(it); err != nil {
+				return err
+			}
 		default:
 			return nil
-		}
-		if !ok {
-			return nil
-		}
-		switch {
-		case stored(e) && e.Sequence == st.sent+1:
-			pos = e.Sequence
-			if err := st.send(e, true); err != nil {
-				return err
-			}
-		case stored(e):
-			pos = e.Sequence
-		case pos >= st.sent:
-			if err := st.send(e, false); err != nil {
-				return err
-			}
 		}
 	}
 }
@@ -243,36 +301,68 @@ func (st *stream) closing() error {
 
 // send writes one event: with its sequence as the id if it is stored.
 func (st *stream) send(e protocol.Event, withID bool) error {
-	data, err := json.Marshal(e)
+	frame, err := encodeFrame(e, withID)
 	if err != nil {
 		return err
-	}
-	id := ""
-	if withID {
-		id = strconv.FormatInt(e.Sequence, 10)
-	}
-	st.rc.SetWriteDeadline(time.Now().Add(st.s.opts.WriteTimeout))
-	if err := st.w.Event(id, string(e.Type), data); err != nil {
-		return errClientGone
 	}
 	if withID {
 		st.sent = e.Sequence
 	}
+	return st.write(frame)
+}
+
+// sendItem writes an event of the feed, encoded once for all streams.
+func (st *stream) sendItem(it *item) error {
+	frame, err := it.encoded()
+	if err != nil {
+		return err
+	}
+	if stored(it.ev) {
+		st.sent = it.ev.Sequence
+	}
+	return st.write(frame)
+}
+
+// maxBatch is how many bytes of frames a stream gathers before it writes
+// them, flush or not.
+const maxBatch = 64 << 10
+
+// write adds a frame to the batch the next flush writes, in one call.
+func (st *stream) write(frame []byte) error {
+	st.batch = append(st.batch, frame...)
 	st.pending = true
+	if len(st.batch) >= maxBatch {
+		return st.writeBatch()
+	}
+	return nil
+}
+
+// writeBatch writes the gathered frames.
+func (st *stream) writeBatch() error {
+	if len(st.batch) == 0 {
+		return nil
+	}
+	st.rc.SetWriteDeadline(time.Now().Add(st.s.opts.WriteTimeout))
+	_, err := st.out.Write(st.batch)
+	if cap(st.batch) > 4*maxBatch {
+		st.batch = nil
+	} else {
+		st.batch = st.batch[:0]
+	}
+	if err != nil {
+		return errClientGone
+	}
 	return nil
 }
 
 // flush delivers what was written.
 func (st *stream) flush() error {
+	if err := st.writeBatch(); err != nil {
+		return err
+	}
 	st.pending = false
-	st.rc.SetWriteDeadline(time.Now().Add(st.s.opts.WriteTimeout))
 	if err := st.rc.Flush(); err != nil {
 		return errClientGone
 	}
 	return nil
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	t.Stop()
-	t.Reset(d)
 }

@@ -1,14 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mx-claw/mx-claw/internal/bus"
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/sse"
 	"github.com/mx-claw/mx-claw/internal/store"
 )
 
@@ -34,7 +38,7 @@ type feeds struct {
 // the deltas of this process's turns among them where they happened.
 type feed struct {
 	id     string
-	broker *bus.Broker[protocol.Event]
+	broker *bus.Broker[*item]
 	refs   int // open streams; guarded by feeds.mu
 
 	mu sync.Mutex
@@ -51,11 +55,11 @@ func newFeeds(st store.Store, buffer int, log *slog.Logger) *feeds {
 // starts there. It returns the subscription, the sequence of the last
 // stored event the feed published before it (the subscription gets the
 // ones after), and the function that ends the subscription.
-func (fs *feeds) subscribe(sessionID string, from int64) (*bus.Subscription[protocol.Event], int64, func()) {
+func (fs *feeds) subscribe(sessionID string, from int64) (*bus.Subscription[*item], int64, func()) {
 	fs.mu.Lock()
 	f, ok := fs.m[sessionID]
 	if !ok {
-		f = &feed{id: sessionID, broker: bus.New[protocol.Event](fs.buffer), last: from}
+		f = &feed{id: sessionID, broker: bus.New[*item](fs.buffer), last: from}
 		fs.m[sessionID] = f
 	}
 	f.refs++
@@ -99,7 +103,7 @@ func (fs *feeds) publish(ctx context.Context, e protocol.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !stored(e) {
-		f.broker.Publish(e)
+		f.broker.Publish(&item{ev: e})
 		return
 	}
 	if e.Sequence <= f.last {
@@ -109,7 +113,7 @@ func (fs *feeds) publish(ctx context.Context, e protocol.Event) {
 		fs.fill(ctx, f, e.Sequence-1)
 	}
 	if e.Sequence == f.last+1 {
-		f.broker.Publish(e)
+		f.broker.Publish(&item{ev: e})
 		f.last = e.Sequence
 	}
 }
@@ -130,7 +134,7 @@ func (fs *feeds) fill(ctx context.Context, f *feed, upTo int64) {
 			if e.Sequence != f.last+1 {
 				return
 			}
-			f.broker.Publish(e)
+			f.broker.Publish(&item{ev: e})
 			f.last = e.Sequence
 		}
 	}
@@ -172,7 +176,7 @@ func (fs *feeds) pollOne(ctx context.Context, f *feed) {
 			if e.Sequence != f.last+1 {
 				break
 			}
-			f.broker.Publish(e)
+			f.broker.Publish(&item{ev: e})
 			f.last = e.Sequence
 		}
 		f.mu.Unlock()
@@ -189,6 +193,42 @@ func (fs *feeds) closeAll() {
 	for _, f := range fs.m {
 		f.broker.Close()
 	}
+}
+
+// item is one event on a feed. Its SSE frame is encoded once, by the
+// first stream that sends it, for all of them: a hundred streams cost one
+// JSON encoding per event, not a hundred, and the turn that published it
+// pays none.
+type item struct {
+	ev    protocol.Event
+	once  sync.Once
+	frame []byte
+	err   error
+}
+
+// encoded returns the item's frame: with the event's sequence as its id
+// if it is stored, without one if it is a delta.
+func (it *item) encoded() ([]byte, error) {
+	it.once.Do(func() { it.frame, it.err = encodeFrame(it.ev, stored(it.ev)) })
+	return it.frame, it.err
+}
+
+// encodeFrame encodes one event as an SSE frame.
+func encodeFrame(e protocol.Event, withID bool) ([]byte, error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	id := ""
+	if withID {
+		id = strconv.FormatInt(e.Sequence, 10)
+	}
+	var b bytes.Buffer
+	b.Grow(len(data) + len(e.Type) + 40)
+	if err := sse.NewWriter(&b).Event(id, string(e.Type), data); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // stored reports whether e is a stored session event (it has a sequence);

@@ -25,7 +25,7 @@ import (
 
 // fixture is a server on a temp home and workspace, with the fake model.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	ws   string
 	llm  *llmtest.Server
@@ -55,7 +55,7 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 }
 
 // newFixture starts a server; opts adjust its options.
-func newFixture(t *testing.T, opts func(*testOptions), replies ...llmtest.Reply) *fixture {
+func newFixture(t testing.TB, opts func(*testOptions), replies ...llmtest.Reply) *fixture {
 	t.Helper()
 	f := &fixture{t: t, home: t.TempDir(), llm: llmtest.NewServer(replies...)}
 	t.Cleanup(f.llm.Close)
@@ -246,7 +246,7 @@ func (f *fixture) waitIdle(id string) *protocol.Session {
 
 // client is an SSE client of one session's stream.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	resp   *http.Response
 	r      *sse.Reader
 	cancel context.CancelFunc

@@ -23,6 +23,7 @@ const (
 	DefaultPollInterval = 250 * time.Millisecond
 	DefaultBuffer       = 1024
 	DefaultWriteTimeout = 30 * time.Second
+	DefaultFlushDelay   = 2 * time.Millisecond
 )
 
 // DefaultCSP is the Content-Security-Policy of the panel's files: scripts,
@@ -60,6 +61,11 @@ type Options struct {
 	// client that takes longer is disconnected. DefaultWriteTimeout if
 	// zero.
 	WriteTimeout time.Duration
+	// FlushDelay is how long an event stream waits for more events
+	// before it flushes what it wrote: bursts of deltas then cost a few
+	// writes instead of one each. DefaultFlushDelay if zero; negative
+	// flushes at once.
+	FlushDelay time.Duration
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 }
@@ -115,6 +121,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if opts.FlushDelay == 0 {
+		opts.FlushDelay = DefaultFlushDelay
 	}
 	if opts.CSP == "" {
 		opts.CSP = DefaultCSP

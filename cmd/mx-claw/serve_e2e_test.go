@@ -338,3 +338,47 @@ func TestServeRefusesANonLoopbackAddress(t *testing.T) {
 	}
 	s.stop()
 }
+
+func TestServeOpenStartsTheBrowser(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bin := t.TempDir()
+	opened := filepath.Join(bin, "opened")
+	script := "#!/bin/sh\necho \"$1\" > " + opened + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := e.command(ctx, "serve", "--open")
+	for i, v := range cmd.Env {
+		if strings.HasPrefix(v, "PATH=") {
+			cmd.Env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(v, "PATH=")
+		}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &served{t: t, cmd: cmd, stdout: &out, stderr: &errb}
+	deadline := time.Now().Add(30 * time.Second)
+	var url []byte
+	for {
+		url, _ = os.ReadFile(opened)
+		if len(url) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the browser was not opened: %s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	data, _ := os.ReadFile(filepath.Join(e.home, "server.json"))
+	json.Unmarshal(data, &s.info)
+	if got := strings.TrimSpace(string(url)); got != s.info.URL+"/login?token="+s.info.Token {
+		t.Errorf("opened %q, want the login URL of %+v", got, s.info)
+	}
+	s.stop()
+}

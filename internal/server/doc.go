@@ -6,17 +6,22 @@
 //
 // The server binds to loopback unless told otherwise, and assumes that any
 // web page the user visits may send it requests. So, before any route:
-// a Host header other than localhost, 127.0.0.1 or [::1] with the server's
-// port is refused (403: DNS rebinding), as is an Origin other than the
-// server's own or a request a browser marks Sec-Fetch-Site: cross-site
-// (403); every /api/ route except GET /api/health needs the bearer token
-// (Authorization: Bearer TOKEN, compared in constant time) or the panel's
-// cookie, which GET /login?token=TOKEN trades for the token (HttpOnly,
-// SameSite=Strict, named after the port because browsers share cookies
-// between the ports of a host); every /api/ request that is not a GET or
-// HEAD must say Content-Type: application/json (415), which no HTML form
-// can send without a CORS preflight, and the server answers no preflight:
-// there is no CORS at all. Errors are JSON, {"error": {"code", "message"}}.
+//
+//   - a Host header other than localhost, 127.0.0.1 or [::1] with the
+//     server's port is refused (403: DNS rebinding);
+//   - so is an Origin other than the server's own, and an API request a
+//     browser marks as coming from another page (Sec-Fetch-Site other than
+//     same-origin or none);
+//   - every /api/ route except GET /api/health needs the token, as
+//     Authorization: Bearer TOKEN (compared in constant time) or as the
+//     panel's cookie, which GET /login?token=TOKEN trades for it (HttpOnly,
+//     SameSite=Strict, named after the port because browsers share cookies
+//     between the ports of a host) (401);
+//   - every /api/ request that is not a GET or HEAD must say Content-Type:
+//     application/json (415), which no HTML form can send without a CORS
+//     preflight, and there is no CORS at all.
+//
+// Errors are JSON, {"error": {"code", "message"}}.
 //
 // # Turns
 //

@@ -40,6 +40,9 @@ type fixture struct {
 type testOptions struct {
 	Options
 	smallSockets bool
+	// config holds more top-level keys of config.json ("budget": ...);
+	// settings is the user's settings.json.
+	config, settings string
 }
 
 // smallSendBuffers gives every accepted connection a tiny send buffer, so
@@ -64,16 +67,26 @@ func newFixture(t testing.TB, opts func(*testOptions), replies ...llmtest.Reply)
 		t.Fatal(err)
 	}
 	f.ws = ws
-	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true},"keyed":{"name":"keyed","kind":"custom","baseURL":%q,"model":"k1","models":["k1"],"apiKey":"","requiresApiKey":true,"configured":true}}}`,
-		f.llm.URL(), f.llm.URL())
+	o := testOptions{Options: Options{HeartbeatInterval: time.Hour, PollInterval: 20 * time.Millisecond}}
+	if opts != nil {
+		opts(&o)
+	}
+	if o.settings != "" {
+		if err := os.WriteFile(filepath.Join(f.home, "settings.json"), []byte(o.settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra := ""
+	if o.config != "" {
+		extra = "," + o.config
+	}
+	cfg := fmt.Sprintf(`{"version":1%s,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true},"keyed":{"name":"keyed","kind":"custom","baseURL":%q,"model":"k1","models":["k1"],"apiKey":"","requiresApiKey":true,"configured":true}}}`,
+		extra, f.llm.URL(), f.llm.URL())
 	if err := os.WriteFile(filepath.Join(f.home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f.app = f.openApp()
-	o := testOptions{Options: Options{App: f.app, HeartbeatInterval: time.Hour, PollInterval: 20 * time.Millisecond}}
-	if opts != nil {
-		opts(&o)
-	}
+	o.App = f.app
 	f.srv, err = New(o.Options)
 	if err != nil {
 		t.Fatal(err)

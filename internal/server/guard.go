@@ -86,7 +86,8 @@ func (s *Server) originAllowed(r *http.Request) bool {
 }
 
 // guard applies the checks every request passes before its route (see the
-// package doc): Host, Origin and Sec-Fetch-Site (403), then, on /api/,
+// package doc): Host, Origin and, on /api/, Sec-Fetch-Site other than
+// same-origin or none (403); then, on /api/,
 // the token (401) and the content type of mutations (415).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +105,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
-		if api && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		if site := r.Header.Get("Sec-Fetch-Site"); api && site != "" && site != "same-origin" && site != "none" {
 			s.writeError(w, r, errorf(http.StatusForbidden, protocol.CodeForbidden, "cross-site requests are refused"))
 			return
 		}

@@ -153,10 +153,16 @@ func TestForeignOriginIsRefused(t *testing.T) {
 			checkError(t, "Origin "+origin+" on the event stream", resp, data, http.StatusForbidden, protocol.CodeForbidden)
 		}
 	}
-	h := f.auth()
-	h.Set("Sec-Fetch-Site", "cross-site")
-	resp, data := f.request("GET", "/api/sessions", nil, h)
-	checkError(t, "Sec-Fetch-Site: cross-site", resp, data, http.StatusForbidden, protocol.CodeForbidden)
+	for site, want := range map[string]int{"cross-site": 403, "same-site": 403, "same-origin": 200, "none": 200} {
+		h := f.auth()
+		h.Set("Sec-Fetch-Site", site)
+		resp, data := f.request("GET", "/api/sessions", nil, h)
+		if want == 403 {
+			checkError(t, "Sec-Fetch-Site: "+site, resp, data, http.StatusForbidden, protocol.CodeForbidden)
+		} else if resp.StatusCode != want {
+			t.Errorf("Sec-Fetch-Site: %s: %d %s", site, resp.StatusCode, data)
+		}
+	}
 }
 
 func TestMutationsNeedJSON(t *testing.T) {

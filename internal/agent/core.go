@@ -56,9 +56,13 @@ type Options struct {
 	MaxIterations int
 	// MaxParallel bounds parallel tool calls; DefaultMaxParallel if zero.
 	MaxParallel int
-	// SystemPrompt is frozen into each new session as its first message;
-	// DefaultSystemPrompt if empty.
+	// SystemPrompt, if set, is frozen into each new session as its first
+	// message as it is; empty builds the prompt of BuildPrompt, with the
+	// session's environment, and keeps the model told of changes to it.
 	SystemPrompt string
+	// Sandbox describes how a session's commands are confined, for the
+	// model; nil tells it there is no sandbox.
+	Sandbox func(ctx context.Context, sess *protocol.Session) Sandbox
 	// Permissions builds the permission policy of a turn; nil allows
 	// every call (the tools' own hard checks still apply).
 	Permissions PolicyFunc
@@ -75,6 +79,17 @@ type Options struct {
 	CompactThreshold float64
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
+	// MaxAnswerBytes, MaxArgumentBytes and MaxStreamedOutput are the size
+	// limits of limits.go; the defaults if zero.
+	MaxAnswerBytes    int
+	MaxArgumentBytes  int
+	MaxStreamedOutput int
+	// OutputDir, if set, keeps the whole output of commands whose result
+	// is cut, a directory per session, for read_tool_output.
+	OutputDir string
+	// TempJournal, if set, records the temporary files of workspace
+	// writes, so a later start can remove those of a killed process.
+	TempJournal *tools.TempJournal
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -101,6 +116,9 @@ type Core struct {
 	calibrators map[string]*catalog.Calibrator
 	// estimateCaches keep each session's per-message token estimates.
 	estimateCaches map[string]*estimateCache
+	// started are the sessions whose SessionStart hooks ran in this
+	// process; noticed the hooks notices already shown.
+	started, noticed map[string]bool
 }
 
 // estimates returns the session's cache of per-message token estimates.
@@ -150,8 +168,14 @@ func New(opts Options) (*Core, error) {
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = DefaultMaxParallel
 	}
-	if opts.SystemPrompt == "" {
-		opts.SystemPrompt = DefaultSystemPrompt
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if opts.MaxArgumentBytes <= 0 {
+		opts.MaxArgumentBytes = DefaultMaxArgumentBytes
+	}
+	if opts.MaxStreamedOutput <= 0 {
+		opts.MaxStreamedOutput = DefaultMaxStreamedOutput
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -91,6 +91,9 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 		ln.Close()
 		return err
 	}
+	if f.allowRemote && !isLoopback(host) {
+		fmt.Fprintf(stdio.Err, "Warning: listening on %s, beyond this machine. Anyone who can reach it and has the token can run commands as you.\n", ln.Addr())
+	}
 	url := serverURL(ln.Addr().(*net.TCPAddr))
 	pid := os.Getpid()
 	if err := server.WriteInfo(a.Home, protocol.ServerInfo{URL: url, Token: srv.Token(), PID: pid}); err != nil {
@@ -99,9 +102,6 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 	}
 	defer server.RemoveInfo(a.Home, pid)
 	login := url + "/login?token=" + srv.Token()
-	if f.allowRemote && !isLoopback(host) {
-		fmt.Fprintf(stdio.Err, "Warning: listening on %s, beyond this machine. Anyone who can reach it and has the token can run commands as you.\n", ln.Addr())
-	}
 	fmt.Fprintf(stdio.Out, "mx-claw serve: listening on %s\n", url)
 	fmt.Fprintf(stdio.Out, "Open the panel: %s\n", login)
 	fmt.Fprintf(stdio.Out, "API token in %s (mode 0600). Stop with Ctrl-C.\n", filepath.Join(a.Home, server.InfoFileName))

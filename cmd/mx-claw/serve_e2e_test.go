@@ -21,11 +21,58 @@ import (
 
 // served is a running `mx-claw serve` process.
 type served struct {
-	t      testing.TB
-	cmd    *exec.Cmd
-	info   protocol.ServerInfo
-	stdout *bytes.Buffer
-	stderr *bytes.Buffer
+	t    testing.TB
+	cmd  *exec.Cmd
+	info protocol.ServerInfo
+	// stdout and stderr are files the process writes directly, so reading
+	// them while it runs races with nothing.
+	stdout, stderr string
+}
+
+// output returns what the process wrote to a file so far.
+func output(path string) string {
+	data, _ := os.ReadFile(path)
+	return string(data)
+}
+
+// newServed starts cmd with its output in files.
+func newServed(tb testing.TB, cmd *exec.Cmd) *served {
+	tb.Helper()
+	dir := tb.TempDir()
+	s := &served{t: tb, cmd: cmd, stdout: filepath.Join(dir, "stdout"), stderr: filepath.Join(dir, "stderr")}
+	for _, f := range []struct {
+		path string
+		dst  *io.Writer
+	}{{s.stdout, &cmd.Stdout}, {s.stderr, &cmd.Stderr}} {
+		file, err := os.Create(f.path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { file.Close() })
+		*f.dst = file
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// waitInfo waits for the server's server.json.
+func (s *served) waitInfo(home string) {
+	s.t.Helper()
+	path := filepath.Join(home, "server.json")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == s.cmd.Process.Pid {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.cmd.Process.Kill()
+			s.t.Fatalf("no server.json of the server after 30 s\n%s", output(s.stderr))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // startServe starts `mx-claw serve` on a free loopback port and waits for
@@ -38,30 +85,15 @@ func (e *env) startServe(ctx context.Context, args ...string) *served {
 func startServe(tb testing.TB, e *env, ctx context.Context, args ...string) *served {
 	tb.Helper()
 	cmd := e.command(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	s := &served{t: tb, cmd: cmd, stdout: &out, stderr: &errb}
+	s := newServed(tb, cmd)
 	tb.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			cmd.Wait()
 		}
 	})
+	s.waitInfo(e.home)
 	path := filepath.Join(e.home, "server.json")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		data, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == cmd.Process.Pid {
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("no server.json of the server after 30 s\n%s", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		tb.Fatalf("server.json: %v, mode %v; want 0600", err, fi.Mode().Perm())
@@ -177,7 +209,7 @@ func (s *served) stop() {
 		s.t.Fatal(err)
 	}
 	if code := exitCode(s.cmd.Wait()); code != 0 {
-		s.t.Errorf("serve exit %d\n%s", code, s.stderr)
+		s.t.Errorf("serve exit %d\n%s", code, output(s.stderr))
 	}
 }
 
@@ -190,8 +222,12 @@ func TestServeFollowsARunAndQueuesBehindIt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := e.startServe(ctx)
-	if !strings.Contains(srv.stdout.String(), srv.info.URL+"/login?token="+srv.info.Token) {
-		t.Errorf("serve printed no login URL: %q", srv.stdout.String())
+	login := srv.info.URL + "/login?token=" + srv.info.Token
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(output(srv.stdout), login); {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve printed no login URL: %q", output(srv.stdout))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 
 	run, runEvents, runErr := e.startJSON(ctx, "from the terminal")
@@ -307,31 +343,10 @@ func TestServeRefusesANonLoopbackAddress(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := e.command(ctx, "serve", "--addr", "0.0.0.0:0", "--allow-remote", "--sandbox", "read-only")
-	var out, errb bytes.Buffer
-	// Stderr goes to a file: the process writes it before server.json.
-	errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errFile.Close()
-	cmd.Stdout, cmd.Stderr = &out, errFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &served{t: t, cmd: cmd, stdout: &out, stderr: &errb}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		data, err := os.ReadFile(filepath.Join(e.home, "server.json"))
-		if err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == cmd.Process.Pid {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no server.json")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if warned, _ := os.ReadFile(errFile.Name()); !strings.Contains(string(warned), "Warning") {
+	s := newServed(t, cmd)
+	s.waitInfo(e.home)
+	// The warning comes before server.json.
+	if warned := output(s.stderr); !strings.Contains(warned, "Warning") {
 		t.Errorf("no warning for a remote address: %q", warned)
 	}
 	resp, err := http.Get(s.info.URL + "/api/sessions")
@@ -362,12 +377,7 @@ func TestServeOpenStartsTheBrowser(t *testing.T) {
 			cmd.Env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(v, "PATH=")
 		}
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &served{t: t, cmd: cmd, stdout: &out, stderr: &errb}
+	s := newServed(t, cmd)
 	deadline := time.Now().Add(30 * time.Second)
 	var url []byte
 	for {
@@ -377,7 +387,7 @@ func TestServeOpenStartsTheBrowser(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("the browser was not opened: %s", errb.String())
+			t.Fatalf("the browser was not opened: %s", output(s.stderr))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -56,6 +56,9 @@
 // replay with the session as it is now; stream.closing ends every stream
 // when the server shuts down, after the cancelled turns' events.
 //
-// Only cli imports server (and tests); it is wired from app and sees the
-// agent, the store and the config through it.
+// Only cli imports server (and tests). It works on app's App — the core,
+// the store, the config and the secret chain — and uses the types of the
+// packages behind it (agent's requests and errors, store's errors,
+// permission's modes and rules); layering_test.go lists what it may
+// import.
 package server

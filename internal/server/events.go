@@ -51,6 +51,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
+	if after > 0 {
+		// An id this session never had (a client of another database)
+		// would silence every event up to it: refuse it instead.
+		evs, err := s.app.Store.Events(r.Context(), id, after-1, 1)
+		if err != nil {
+			return err
+		}
+		if len(evs) == 0 || evs[0].Sequence != after {
+			return badRequest("session %s has no event %d; reconnect without Last-Event-ID (or with ?after=0)", id, after)
+		}
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

@@ -147,6 +147,7 @@ func TestBadInputIsAClearJSONError(t *testing.T) {
 		{"GET", "/api/sessions/nope/events", nil, 404, protocol.CodeSessionNotFound},
 		{"GET", "/api/sessions/" + s.ID + "/events?after=x", nil, 400, protocol.CodeBadRequest},
 		{"GET", "/api/sessions/" + s.ID + "/events?after=-1", nil, 400, protocol.CodeBadRequest},
+		{"GET", "/api/sessions/" + s.ID + "/events?after=99", nil, 400, protocol.CodeBadRequest},
 		{"GET", "/api/sessions/nope/queued", nil, 404, protocol.CodeSessionNotFound},
 		{"DELETE", "/api/sessions/" + s.ID + "/queued/x", nil, 400, protocol.CodeBadRequest},
 		{"DELETE", "/api/sessions/" + s.ID + "/queued/99", nil, 404, protocol.CodeQueuedNotFound},

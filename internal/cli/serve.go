@@ -82,10 +82,6 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 		return usagef("listen on %s: %v", f.addr, err)
 	}
 	srv, err := server.New(server.Options{App: a, AllowRemote: f.allowRemote,
-		// Web: the panel's files (an fs.FS, e.g. internal/server/web's
-		// embedded ones) plug in here; nil serves a page saying there is
-		// none.
-		Web:    nil,
 		Logger: slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		ln.Close()

@@ -18,11 +18,12 @@ install:
 test-deps:
 	@if command -v apt-get >/dev/null 2>&1; then \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 >/dev/null; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget >/dev/null; \
 	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
 
 vet:
 	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 test: test-deps vet
@@ -33,6 +34,7 @@ test: test-deps vet
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/agent/ ./internal/llm/... ./internal/store/
+	$(GO) test -run '^$$' -bench Overhead -benchtime 20x ./internal/sandbox/
 
 # fuzz-shell is the long run of the differential test of the command
 # classifier against real bash under strace (FUZZTIME, default 10m).

@@ -44,6 +44,7 @@ func TestLayering(t *testing.T) {
 			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox")
 		}},
 		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
+		{"internal/sandbox", none},
 		{"internal/store", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/config", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/safefile") }},
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},

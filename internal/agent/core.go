@@ -68,6 +68,9 @@ type Options struct {
 	Permissions PolicyFunc
 	// Hooks returns the hooks of a turn; nil runs none.
 	Hooks HooksFunc
+	// Commands returns the runner of a turn's shell commands (its
+	// sandbox); nil runs them without one.
+	Commands CommandsFunc
 	// Context returns the context files (AGENTS.md) frozen into a new
 	// session at its first turn, with warnings for the user; nil adds none.
 	Context func(workspace string) (text string, warnings []string)

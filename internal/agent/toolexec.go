@@ -265,7 +265,7 @@ type ranCall struct {
 // runTool runs the tool alone.
 func (t *turn) runTool(c *call) ranCall {
 	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c),
-		CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID)}
+		Commands: t.cmds, CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID)}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	}

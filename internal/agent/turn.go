@@ -14,6 +14,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/compact"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -217,6 +218,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			return &ConfigError{Err: err}
 		}
 	}
+	var commands *execx.Runner
+	if c.opts.Commands != nil {
+		if commands, err = c.opts.Commands(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -248,6 +255,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		cmds:   commands,
 		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
@@ -280,6 +288,7 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	cmds    *execx.Runner    // the sandbox of run_command; nil for none
 	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget

@@ -18,10 +18,12 @@ import (
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -44,6 +46,9 @@ type App struct {
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
+	// Sandbox chooses and runs the command sandbox (see sandbox.go).
+	Sandbox *sandbox.Manager
+	groups  *execx.Groups // the process groups of running commands
 
 	opts          Options
 	temps         *tools.TempJournal
@@ -70,6 +75,9 @@ type Options struct {
 	// Trust trusts the workspaces of this process's sessions (--trust),
 	// and remembers that.
 	Trust bool
+	// SandboxMode is the sandbox mode chosen for this process (--sandbox);
+	// empty leaves it to the settings.
+	SandboxMode sandbox.Mode
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 }
@@ -108,6 +116,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
 		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
+	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -119,6 +128,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		MaxIterations:    maxIter,
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
+		Commands:         a.commands,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
@@ -135,8 +145,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the store and the journal of temporary files.
-func (a *App) Close() error { return errors.Join(a.temps.Close(), a.Store.Close()) }
+// Close closes the sandbox's proxies, the store and the journal of
+// temporary files.
+func (a *App) Close() error {
+	a.Sandbox.Close()
+	return errors.Join(a.temps.Close(), a.Store.Close())
+}
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

@@ -24,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -90,6 +91,9 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// Commands runs shell commands in the session's sandbox; nil runs
+	// them without one (tests of the tools alone).
+	Commands *execx.Runner
 	// CallID is the id of the call being run.
 	CallID string
 	// Outputs, if set, keeps the whole output of calls whose result is

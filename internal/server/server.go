@@ -150,11 +150,18 @@ func (s *Server) Token() string { return s.token }
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve answers requests on ln until Shutdown.
+// Serve answers requests on ln until Shutdown; after Shutdown (even one
+// that came before it) it closes ln and returns nil.
 func (s *Server) Serve(ln net.Listener) error {
 	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	s.mu.Lock()
+	if s.stopping {
+		// Shutdown came first: it will not stop what starts now.
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
 	s.http = hs
 	s.mu.Unlock()
 	err := hs.Serve(ln)

@@ -184,7 +184,7 @@ func TestBadInputIsAClearJSONError(t *testing.T) {
 func TestMessageRunsATurnAndQueuesWhileBusy(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil,
-		llmtest.Reply{Text: "first answer, slowly", Pieces: 6, ChunkDelay: 100 * time.Millisecond},
+		llmtest.Reply{Text: "first answer, slowly", Pieces: 10, ChunkDelay: 200 * time.Millisecond},
 		llmtest.Text("second answer"),
 	)
 	s := f.newSession()
@@ -247,7 +247,14 @@ func TestRemoveQueuedMessage(t *testing.T) {
 	resp, data := f.request("DELETE", path, nil, f.auth())
 	checkError(t, "second delete", resp, data, 404, protocol.CodeQueuedNotFound)
 	// Cancel: the turn is stored as cancelled and the queue stays for the
-	// next message, which goes after it.
+	// next message, which goes after it. (The hanging answer is cancelled
+	// once the model has it, so the next turn gets the next answer.)
+	for deadline := time.Now().Add(20 * time.Second); len(f.llm.ChatRequests()) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the turn never asked the model")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	var cr protocol.CancelResult
 	f.mustAPI("POST", "/api/sessions/"+s.ID+"/cancel", nil, &cr, http.StatusAccepted)
 	if !cr.Cancelled {
@@ -280,7 +287,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestModelSwitch(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, nil, llmtest.Reply{Text: "slow", Pieces: 4, ChunkDelay: 100 * time.Millisecond}, llmtest.Text("again"))
+	f := newFixture(t, nil, llmtest.Reply{Text: "slow", Hang: true}, llmtest.Text("again"))
 	s := f.newSession()
 	var mc protocol.ModelChanged
 	f.mustAPI("PUT", "/api/sessions/"+s.ID+"/model", protocol.SetModel{Model: "fake/other-model"}, &mc, http.StatusOK)
@@ -296,6 +303,13 @@ func TestModelSwitch(t *testing.T) {
 	if !mc.Pending || mc.Session.Model != "fake/fake-model" {
 		t.Errorf("switch during a turn: %+v", mc)
 	}
+	for deadline := time.Now().Add(20 * time.Second); len(f.llm.ChatRequests()) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the turn never asked the model")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	f.mustAPI("POST", "/api/sessions/"+s.ID+"/cancel", nil, nil, http.StatusAccepted)
 	f.waitIdle(s.ID)
 	if got, _ := f.app.Store.GetSession(context.Background(), s.ID); got.Model != "fake/fake-model" {
 		t.Errorf("after the turn the model is %s, want the one chosen during it", got.Model)

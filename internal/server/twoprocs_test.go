@@ -37,10 +37,10 @@ func TestAnotherProcessesTurnReachesTheStreamAndAMessageWaitsForIt(t *testing.T)
 	}{
 		// The terminal's turn ends well: the terminal sends the queued
 		// message itself (its Core.Run goes on with the queue).
-		{"terminal sends it", llmtest.Reply{Text: "terminal answer", Pieces: 8, ChunkDelay: 60 * time.Millisecond}, protocol.EventTurnCompleted},
+		{"terminal sends it", llmtest.Reply{Text: "terminal answer", Pieces: 8, ChunkDelay: 150 * time.Millisecond}, protocol.EventTurnCompleted},
 		// The terminal's turn fails: nobody there sends the queue, the
 		// server does once the lease is gone.
-		{"server sends it", llmtest.Reply{Text: "cut", Pieces: 8, ChunkDelay: 60 * time.Millisecond, ErrorEvent: "provider broke"}, protocol.EventTurnFailed},
+		{"server sends it", llmtest.Reply{Text: "cut", Pieces: 8, ChunkDelay: 150 * time.Millisecond, ErrorEvent: "provider broke"}, protocol.EventTurnFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

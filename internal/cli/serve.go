@@ -54,16 +54,14 @@ stored as cancelled, event streams get a last event, server.json is removed.`,
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fl.BoolVar(&f.open, "open", false, "open the panel in a browser")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback address (anyone who can reach it and has the token drives mx-claw)")
-	fl.StringVar(&f.sandbox, "sandbox", "", "sandbox mode of commands: workspace-write, read-only or off")
+	AddSandboxFlag(fl, &f.sandbox)
 	return cmd
 }
 
 func serve(ctx context.Context, stdio IO, f serveFlags) error {
-	switch f.sandbox {
-	case "", "workspace-write", "read-only", "off":
-		// Accepted now; applied once the sandbox (DESIGN §8) is wired in.
-	default:
-		return usagef("--sandbox %q: want workspace-write, read-only or off", f.sandbox)
+	sbMode, err := SandboxMode(f.sandbox)
+	if err != nil {
+		return err
 	}
 	host, _, err := net.SplitHostPort(f.addr)
 	if err != nil {
@@ -72,7 +70,8 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 	if !isLoopback(host) && !f.allowRemote {
 		return usagef("--addr %s is not a loopback address: anyone who can reach it could drive mx-claw; pass --allow-remote to mean it", f.addr)
 	}
-	a, err := openApp(ctx, app.Options{Logger: slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	a, err := openApp(ctx, app.Options{SandboxMode: sbMode,
+		Logger: slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
 	}

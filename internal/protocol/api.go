@@ -233,3 +233,11 @@ type ServerInfo struct {
 	Token string `json:"token"`
 	PID   int    `json:"pid"`
 }
+
+// SessionMode is the answer of GET /api/sessions/{id}/mode and the body of
+// PUT: the permission mode of the session's turns in the server, with the
+// modes it may be switched to (in the answer).
+type SessionMode struct {
+	Mode  string   `json:"mode"`
+	Modes []string `json:"modes,omitempty"`
+}

@@ -39,6 +39,7 @@ func (s *Server) routes() *http.ServeMux {
 	// Beyond the contract, for the panel.
 	handle("/api/sessions/{id}/queued", methods{"GET": s.listQueued})
 	handle("/api/sessions/{id}/queued/{queuedId}", methods{"DELETE": s.removeQueued})
+	handle("/api/sessions/{id}/mode", methods{"GET": s.getMode, "PUT": s.setMode})
 	handle("/api/", methods{})
 	// The panel.
 	mux.HandleFunc("/login", s.login)

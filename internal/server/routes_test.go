@@ -427,3 +427,34 @@ func TestSettingsNeverReturnASecret(t *testing.T) {
 		t.Errorf("after unsetting the mode: %+v", st.Permissions)
 	}
 }
+
+func TestSessionPermissionMode(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil,
+		llmtest.Call("write_file", `{"path":"a.txt","content":"x"}`),
+		llmtest.Text("written"),
+	)
+	s := f.newSession()
+	var m protocol.SessionMode
+	f.mustAPI("GET", "/api/sessions/"+s.ID+"/mode", nil, &m, http.StatusOK)
+	if m.Mode != "default" || len(m.Modes) != 4 {
+		t.Errorf("mode %+v", m)
+	}
+	f.mustAPI("PUT", "/api/sessions/"+s.ID+"/mode", protocol.SessionMode{Mode: "acceptEdits"}, &m, http.StatusOK)
+	f.mustAPI("GET", "/api/sessions/"+s.ID+"/mode", nil, &m, http.StatusOK)
+	if m.Mode != "acceptEdits" {
+		t.Errorf("after PUT: %+v", m)
+	}
+	// The write needs no approval now.
+	f.mustAPI("POST", "/api/sessions/"+s.ID+"/messages", protocol.SendMessage{Text: "write"}, nil, http.StatusAccepted)
+	if st := f.waitIdle(s.ID); st.Status != protocol.StatusIdle {
+		t.Fatalf("status %s", st.Status)
+	}
+	if f.readWS("a.txt") != "x" {
+		t.Error("the write did not run")
+	}
+	resp, data := f.request("PUT", "/api/sessions/"+s.ID+"/mode", protocol.SessionMode{Mode: "yolo"}, f.auth())
+	checkError(t, "unknown mode", resp, data, 400, protocol.CodeBadRequest)
+	resp, data = f.request("PUT", "/api/sessions/nope/mode", protocol.SessionMode{Mode: "plan"}, f.auth())
+	checkError(t, "unknown session", resp, data, 404, protocol.CodeSessionNotFound)
+}

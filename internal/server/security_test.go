@@ -29,6 +29,8 @@ var apiRoutes = []struct{ method, path string }{
 	{"PUT", "/api/settings"},
 	{"GET", "/api/sessions/S/queued"},
 	{"DELETE", "/api/sessions/S/queued/1"},
+	{"GET", "/api/sessions/S/mode"},
+	{"PUT", "/api/sessions/S/mode"},
 	{"GET", "/api/nothing-here"},
 	{"POST", "/api/health"},
 }

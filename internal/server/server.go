@@ -75,6 +75,7 @@ type Options struct {
 type Server struct {
 	opts      Options
 	app       *app.App
+	driver    *app.Driver // per-session permission modes
 	log       *slog.Logger
 	token     string
 	tokenHash [32]byte
@@ -138,6 +139,7 @@ func New(opts Options) (*Server, error) {
 		ctx: ctx, cancel: cancel, runners: make(map[string]*runner), watching: make(map[string]bool),
 		closing: make(chan struct{}), pollerDone: make(chan struct{}),
 	}
+	s.driver = app.NewDriver(opts.App, "")
 	s.feeds = newFeeds(opts.App.Store, opts.Buffer, log)
 	s.handler = s.guard(s.routes())
 	go s.poll()

@@ -60,6 +60,11 @@ func TestLayering(t *testing.T) {
 		{"internal/agent", func(imp string) bool {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
 		}},
+		{"internal/bus", none},
+		{"internal/server", func(imp string) bool {
+			return strings.HasPrefix(imp, "internal/server/") || oneOf(imp, "internal/app", "internal/agent", "internal/bus",
+				"internal/config", "internal/permission", "internal/protocol", "internal/secret", "internal/sse", "internal/store")
+		}},
 		{"internal/tui", func(imp string) bool {
 			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm")
 		}},

@@ -47,6 +47,11 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+
+	// cfgMu guards Config against UpdateConfig; settingsWrite serialises
+	// UpdateUserPermissions (usersettings.go).
+	cfgMu         sync.RWMutex
+	settingsWrite sync.Mutex
 }
 
 // Options adjust Open.
@@ -127,7 +132,9 @@ func (a *App) Close() error { return a.Store.Close() }
 // the active provider, or "" for the default). The error names the missing
 // step and the command that fixes it.
 func (a *App) ResolveModel(id string) (agent.Model, error) {
+	a.cfgMu.RLock()
 	ref, err := a.Config.Resolve(id)
+	a.cfgMu.RUnlock()
 	if err != nil {
 		return agent.Model{}, err
 	}

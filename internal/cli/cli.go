@@ -137,6 +137,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
+	root.AddCommand(newServeCmd(stdio))
 	return root
 }
 

@@ -21,18 +21,19 @@ import (
 func TestModulesInChromium(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
-	mux.Handle("/", web.Handler())
+	mux.Handle("/", http.FileServerFS(web.FS()))
 	mux.HandleFunc("/test/blank", func(w http.ResponseWriter, r *http.Request) {
-		web.SetHeaders(w.Header())
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte("<!doctype html><html><head><title>unit</title></head><body></body></html>"))
 	})
 	mux.HandleFunc("/test/unit.js", func(w http.ResponseWriter, r *http.Request) {
-		web.SetHeaders(w.Header())
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		http.ServeFile(w, r, "testdata/unit.js")
 	})
-	srv := httptest.NewServer(mux)
+	// Every answer carries the panel's policy, as the server sends it.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", web.CSP)
+		mux.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 
 	ctx := browser.Start(t, 60*time.Second)

@@ -1,6 +1,6 @@
 // Package web is mx-claw's browser panel: the static files under static/,
-// embedded in the binary, and the handler that serves them with the
-// security headers they rely on.
+// embedded in the binary (FS), and the Content-Security-Policy they are
+// served with (CSP). internal/server serves them at "/".
 //
 // The panel is plain ES modules and hand-written CSS with no build step, so
 // `go install` produces a working binary without Node, and the files in the
@@ -12,10 +12,11 @@
 // Every string that comes from a model, a tool or a file reaches the page
 // as text (textContent, never innerHTML), and Markdown is rendered by
 // building DOM nodes, with links limited to http, https and mailto. The
-// Content-Security-Policy set by Handler allows scripts, styles and
-// connections only from the server itself, no inline script or style, and
-// requires Trusted Types for the DOM's HTML sinks, so a slip that assigns
-// markup would throw instead of running.
+// Content-Security-Policy allows scripts, styles and connections only from
+// the server itself, no inline script or style, and requires Trusted Types
+// for the DOM's HTML sinks, so a slip that assigns markup would throw
+// instead of running.
 //
-// Only internal/server and tests may import this package.
+// Only the server's wiring (internal/cli, internal/server) and tests may
+// import this package; it imports nothing of mx-claw.
 package web

@@ -1,10 +1,7 @@
 package web_test
 
 import (
-	"io"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,53 +9,10 @@ import (
 	"github.com/mx-claw/mx-claw/internal/server/web"
 )
 
-func get(t *testing.T, h http.Handler, method, path string, hdr ...string) *http.Response {
-	t.Helper()
-	req := httptest.NewRequest(method, path, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec.Result()
-}
-
-// TestHeaders checks that every answer, errors included, carries the
-// Content-Security-Policy and the other security headers, and that the
-// policy allows no inline or foreign script.
-func TestHeaders(t *testing.T) {
+// TestCSP checks the policy the panel is served with: nothing inline,
+// nothing from elsewhere, no framing, Trusted Types required.
+func TestCSP(t *testing.T) {
 	t.Parallel()
-	h := web.Handler()
-	for _, c := range []struct {
-		method, path string
-		status       int
-	}{
-		{"GET", "/", 200},
-		{"GET", "/app.js", 200},
-		{"GET", "/style.css", 200},
-		{"HEAD", "/", 200},
-		{"GET", "/nope.js", 404},
-		{"GET", "/../web.go", 404},
-		{"POST", "/", 405},
-	} {
-		res := get(t, h, c.method, c.path)
-		if res.StatusCode != c.status {
-			t.Errorf("%s %s: status %d, want %d", c.method, c.path, res.StatusCode, c.status)
-		}
-		csp := res.Header.Get("Content-Security-Policy")
-		if csp != web.CSP {
-			t.Errorf("%s %s: CSP %q", c.method, c.path, csp)
-		}
-		for k, want := range map[string]string{
-			"X-Content-Type-Options": "nosniff",
-			"X-Frame-Options":        "DENY",
-			"Referrer-Policy":        "no-referrer",
-		} {
-			if got := res.Header.Get(k); got != want {
-				t.Errorf("%s %s: %s = %q, want %q", c.method, c.path, k, got, want)
-			}
-		}
-	}
 	directives := map[string]string{}
 	for _, d := range strings.Split(web.CSP, ";") {
 		f := strings.Fields(d)
@@ -71,6 +25,7 @@ func TestHeaders(t *testing.T) {
 		"script-src":                "'self'",
 		"style-src":                 "'self'",
 		"connect-src":               "'self'",
+		"object-src":                "'none'",
 		"frame-ancestors":           "'none'",
 		"base-uri":                  "'none'",
 		"require-trusted-types-for": "'script'",
@@ -79,40 +34,8 @@ func TestHeaders(t *testing.T) {
 			t.Errorf("CSP %s = %q, want %q", name, directives[name], want)
 		}
 	}
-	if strings.Contains(web.CSP, "unsafe-") {
-		t.Errorf("CSP allows unsafe sources: %s", web.CSP)
-	}
-}
-
-func TestContentTypesAndRevalidation(t *testing.T) {
-	t.Parallel()
-	h := web.Handler()
-	for path, want := range map[string]string{
-		"/":          "text/html; charset=utf-8",
-		"/app.js":    "text/javascript; charset=utf-8",
-		"/style.css": "text/css; charset=utf-8",
-		"/icon.svg":  "image/svg+xml",
-	} {
-		res := get(t, h, "GET", path)
-		if got := res.Header.Get("Content-Type"); got != want {
-			t.Errorf("%s: Content-Type %q, want %q", path, got, want)
-		}
-		if res.Header.Get("Cache-Control") != "no-cache" {
-			t.Errorf("%s: Cache-Control %q", path, res.Header.Get("Cache-Control"))
-		}
-		etag := res.Header.Get("ETag")
-		if etag == "" {
-			t.Fatalf("%s: no ETag", path)
-		}
-		again := get(t, h, "GET", path, "If-None-Match", etag)
-		if again.StatusCode != http.StatusNotModified {
-			t.Errorf("%s with its ETag: status %d, want 304", path, again.StatusCode)
-		}
-	}
-	res := get(t, h, "HEAD", "/app.js")
-	body, _ := io.ReadAll(res.Body)
-	if len(body) != 0 || res.Header.Get("Content-Length") == "" {
-		t.Errorf("HEAD: %d body bytes, Content-Length %q", len(body), res.Header.Get("Content-Length"))
+	if strings.Contains(web.CSP, "unsafe-") || strings.Contains(web.CSP, "*") {
+		t.Errorf("CSP allows unsafe or any sources: %s", web.CSP)
 	}
 }
 

@@ -20,6 +20,8 @@ const state = {
   title: 'mx-claw',
 };
 
+let slideTimer = 0;
+
 const app = {
   models: () => state.models,
   settings: () => state.settings,
@@ -34,14 +36,22 @@ const app = {
   onTitle(session) {
     state.title = (session.title || 'Untitled session') + ' — mx-claw';
     updateTitle();
-    markActive();
+    const listed = state.sessions.find((s) => s.id === session.id);
+    if (!listed || listed.title !== session.title || listed.status !== session.status) refreshList();
+    else markActive();
   },
   onApprovals(n) {
     state.approvals = n;
     updateTitle();
   },
   toggleSidebar(open) {
-    document.body.classList.toggle('sidebar-open', open === undefined ? !document.body.classList.contains('sidebar-open') : open);
+    const b = document.body.classList;
+    const want = open === undefined ? !b.contains('sidebar-open') : open;
+    if (want === b.contains('sidebar-open')) return;
+    b.add('sliding');
+    b.toggle('sidebar-open', want);
+    clearTimeout(slideTimer);
+    slideTimer = setTimeout(() => b.remove('sliding'), 250);
   },
   signedOut,
   refreshList,
@@ -131,6 +141,7 @@ function route() {
   const main = $('#view');
   const hash = location.hash || '#/';
   closeView();
+  app.toggleSidebar(false);
   let m;
   if ((m = /^#\/s\/([^/]+)$/.exec(hash))) {
     const v = new SessionView(main, decodeURIComponent(m[1]), app);

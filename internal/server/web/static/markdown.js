@@ -59,7 +59,9 @@ export class StreamingMarkdown {
       this.stable.appendChild(render(text.slice(this.stableLen, cut)));
       this.stableLen = cut;
     }
-    this.tail.replaceChildren(render(text.slice(this.stableLen)));
+    // A delimiter at the very end has not met its partner yet ("**" of
+    // "**bold"); showing it would flicker, so it waits for the next piece.
+    this.tail.replaceChildren(render(text.slice(this.stableLen).replace(/[*_~`]+$/, '')));
   }
 
   // finish shows the complete text, rendered as one document.

@@ -25,6 +25,14 @@ const STATUS_LABEL = {
   cancelled: 'cancelled',
 };
 
+// NARROW matches a phone-sized screen (style.css uses the same width).
+const NARROW = '(max-width: 760px)';
+
+// placeholder is the composer's hint: short on a narrow screen.
+function placeholder() {
+  return matchMedia(NARROW).matches ? 'Message the agent' : 'Message the agent — Enter sends, Shift+Enter for a new line, Esc cancels';
+}
+
 export class SessionView {
   // app gives models(), settings(), setMode(mode), onTitle(), and
   // refreshList().
@@ -80,20 +88,26 @@ export class SessionView {
 
     this.log = h('div', { class: 'log', role: 'log', 'aria-live': 'off' });
     this.scroller = h('main', { class: 'scroller', tabindex: '-1' }, this.log);
-    this.autoTop = 0;
+    // Follow new output only while the reader is at the bottom. Only a
+    // scroll the reader made (wheel, touch, keys, the scrollbar) can stop
+    // that; a scroll caused by layout (a resize, the dock opening) must
+    // not, or the view would stop following on its own.
+    this.userScrollAt = -1e9;
+    const byUser = () => (this.userScrollAt = performance.now());
+    for (const ev of ['wheel', 'touchmove', 'pointerdown']) this.scroller.addEventListener(ev, byUser, { passive: true });
+    this.scroller.addEventListener('keydown', (e) => {
+      if (['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' '].includes(e.key)) byUser();
+    });
     this.scroller.addEventListener('scroll', () => {
-      const top = this.scroller.scrollTop;
-      const d = this.scroller.scrollHeight - top - this.scroller.clientHeight;
+      const d = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight;
       if (d < STICK_PX) {
         this.stick = true;
         this.setUnseen(false);
-      } else if (top < this.autoTop - 4) {
-        // The reader moved up from where the panel last put the view:
-        // stop following. (A scroll event that only reports content
-        // added below the view changes nothing.)
+      } else if (performance.now() - this.userScrollAt < 1000) {
         this.stick = false;
+      } else if (this.stick) {
+        this.toBottom();
       }
-      this.autoTop = Math.min(this.autoTop, top);
     });
     this.jump = h('button', { type: 'button', class: 'jump', hidden: true }, '↓ New activity');
     this.jump.addEventListener('click', () => {
@@ -115,7 +129,7 @@ export class SessionView {
     this.input = h('textarea', {
       class: 'input',
       rows: '1',
-      placeholder: matchMedia('(max-width: 760px)').matches ? 'Message the agent' : 'Message the agent — Enter sends, Shift+Enter for a new line, Esc cancels',
+      placeholder: placeholder(),
       'aria-label': 'Message',
       enterkeyhint: 'send',
     });
@@ -129,6 +143,9 @@ export class SessionView {
       this.send();
     });
     this.composer = bindComposer(this.input, { onSend: () => this.send(), onCancel: () => this.cancel() });
+    this.narrow = matchMedia(NARROW);
+    this.onNarrow = () => (this.input.placeholder = placeholder());
+    this.narrow.addEventListener('change', this.onNarrow);
 
     this.root.append(
       header,
@@ -169,8 +186,10 @@ export class SessionView {
 
   destroy() {
     this.destroyed = true;
+    this.narrow.removeEventListener('change', this.onNarrow);
     if (this.stream) this.stream.stop();
     clearTimeout(this.refreshTimer);
+    clearTimeout(this.queueTimer);
   }
 
   // refresh reads the session record, its pending approvals and queued
@@ -340,12 +359,13 @@ export class SessionView {
 
   onQueueEvent(kind, ev) {
     if (kind === 'queued') {
-      const key = ev.inputId ? String(ev.inputId) : 'local-' + ++this.queueSeq;
-      this.queue.set(key, { id: ev.inputId || 0, text: ev.text || '' });
-    } else if (ev.inputId) {
-      this.queue.delete(String(ev.inputId));
+      // Shown at once; the server's list (with the ids that make an entry
+      // removable) replaces it a moment later.
+      this.queue.set('local-' + ++this.queueSeq, { id: 0, text: ev.text || '' });
+      this.renderQueue();
     }
-    this.renderQueue();
+    clearTimeout(this.queueTimer);
+    this.queueTimer = setTimeout(() => this.refreshQueue(), 150);
   }
 
   setQueue(list) {
@@ -478,7 +498,6 @@ export class SessionView {
 
   toBottom() {
     this.scroller.scrollTop = this.scroller.scrollHeight;
-    this.autoTop = this.scroller.scrollTop;
   }
 
   setUnseen(v) {

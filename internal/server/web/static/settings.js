@@ -16,11 +16,14 @@ const MODES = [
 // /api/settings); app gives reloadSettings() and toggleSidebar().
 export function renderSettings(root, s, app) {
   clear(root);
-  const status = h('div', { class: 'form-status', role: 'status' });
-  const say = (msg, err) => {
-    status.textContent = msg;
-    status.classList.toggle('error', !!err);
+  // Each part says how its last change went, next to it.
+  const statusLine = () => h('div', { class: 'form-status', role: 'status' });
+  const sayIn = (el, msg, err) => {
+    el.textContent = msg;
+    el.classList.toggle('error', !!err);
   };
+  const modeStatus = statusLine();
+  const say = (msg, err) => sayIn(modeStatus, msg, err);
 
   // Permission mode.
   const modeField = h('fieldset', { class: 'card' }, h('legend', null, 'Permission mode'));
@@ -38,6 +41,7 @@ export function renderSettings(root, s, app) {
     });
     modeField.appendChild(h('label', { class: 'radio' }, input, h('span', null, h('strong', null, m), ' — ', help)));
   }
+  modeField.appendChild(modeStatus);
 
   // Rules: one per line, e.g. run_command(go test:*).
   const areas = {};
@@ -48,7 +52,9 @@ export function renderSettings(root, s, app) {
     rulesForm.appendChild(h('label', { class: 'field' }, h('span', null, kind), areas[kind]));
   }
   if (perms.file) rulesForm.appendChild(h('p', { class: 'help mono small' }, 'Saved in ' + perms.file));
+  const rulesStatus = statusLine();
   rulesForm.appendChild(h('button', { type: 'submit', class: 'btn primary' }, 'Save rules'));
+  rulesForm.appendChild(rulesStatus);
   rulesForm.addEventListener('submit', async (e) => {
     e.preventDefault();
     const body = { permissions: {} };
@@ -60,10 +66,10 @@ export function renderSettings(root, s, app) {
     }
     try {
       await put('/api/settings', body);
-      say('Rules saved.');
+      sayIn(rulesStatus, 'Rules saved.');
       await app.reloadSettings();
     } catch (err) {
-      say('Rules not saved: ' + err.message, true);
+      sayIn(rulesStatus, 'Rules not saved: ' + err.message, true);
     }
   });
 
@@ -72,45 +78,50 @@ export function renderSettings(root, s, app) {
   const list = s.providers || [];
   if (s.defaultModel) provs.appendChild(h('p', { class: 'help' }, 'Default model: ', h('span', { class: 'mono' }, s.defaultModel)));
   if (!list.length) provs.appendChild(h('p', { class: 'help' }, 'No providers are configured. Run `mx-claw model configure` in a terminal.'));
-  for (const p of list) {
+  // providerBlock shows one provider; after a key is saved it is
+  // replaced by a fresh one, in place.
+  const providerBlock = (p, said) => {
     const has = !!p.keyConfigured;
     const needs = !!p.requiresApiKey;
     const keyState = !needs ? 'no key needed' : has ? 'key configured' + (p.keySource ? ' (' + p.keySource + ')' : '') : 'no key';
     const key = h('input', { type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: has ? 'Replace the key' : 'Paste an API key', 'aria-label': 'API key for ' + p.name });
     const form = h('form', { class: 'key-form' }, key, h('button', { type: 'submit', class: 'btn' }, 'Set key'));
+    const keyStatus = statusLine();
+    if (said) sayIn(keyStatus, said);
+    const block = h(
+      'div',
+      { class: 'provider', dataset: { provider: p.name } },
+      h(
+        'div',
+        { class: 'provider-head' },
+        h('strong', null, p.name),
+        p.name === s.activeProvider ? h('span', { class: 'tag' }, 'active') : null,
+        h('span', { class: 'key-state ' + (has || !needs ? 'ok' : 'missing') }, keyState),
+        p.ready === false ? h('span', { class: 'key-state missing', title: p.problem || null }, 'not ready') : null,
+      ),
+      p.problem ? h('div', { class: 'small' }, p.problem) : null,
+      p.baseURL ? h('div', { class: 'mono small' }, p.baseURL) : null,
+      (p.models || []).length ? h('div', { class: 'small' }, 'Models: ' + p.models.join(', ')) : null,
+      needs ? form : null,
+      keyStatus,
+    );
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const v = key.value;
+      key.value = ''; // the page keeps no copy, whatever happens next
       if (!v.trim()) return;
       try {
-        await put('/api/settings', { apiKeys: { [p.name]: v } });
-        key.value = '';
-        say('Key for ' + p.name + ' saved. It is not shown again.');
-        await app.reloadSettings();
+        let fresh = await put('/api/settings', { apiKeys: { [p.name]: v } });
+        if (!fresh || !fresh.providers) fresh = await app.reloadSettings();
+        const np = (fresh.providers || []).find((x) => x.name === p.name) || p;
+        block.replaceWith(providerBlock(np, 'Key for ' + p.name + ' saved. It is not shown again.'));
       } catch (err) {
-        key.value = '';
-        say('Key not saved: ' + err.message, true);
+        sayIn(keyStatus, 'Key not saved: ' + err.message, true);
       }
     });
-    provs.appendChild(
-      h(
-        'div',
-        { class: 'provider', dataset: { provider: p.name } },
-        h(
-          'div',
-          { class: 'provider-head' },
-          h('strong', null, p.name),
-          p.name === s.activeProvider ? h('span', { class: 'tag' }, 'active') : null,
-          h('span', { class: 'key-state ' + (has || !needs ? 'ok' : 'missing') }, keyState),
-          p.ready === false ? h('span', { class: 'key-state missing', title: p.problem || null }, 'not ready') : null,
-        ),
-        p.problem ? h('div', { class: 'small' }, p.problem) : null,
-        p.baseURL ? h('div', { class: 'mono small' }, p.baseURL) : null,
-        (p.models || []).length ? h('div', { class: 'small' }, 'Models: ' + p.models.join(', ')) : null,
-        needs ? form : null,
-      ),
-    );
-  }
+    return block;
+  };
+  for (const p of list) provs.appendChild(providerBlock(p));
 
   root.append(
     h(
@@ -119,6 +130,6 @@ export function renderSettings(root, s, app) {
       h('button', { type: 'button', class: 'menu icon-btn', 'aria-label': 'Sessions', onclick: () => app.toggleSidebar() }, '☰'),
       h('div', { class: 'head-main' }, h('div', { class: 'title-row' }, h('h1', { class: 'session-title' }, 'Settings'))),
     ),
-    h('main', { class: 'scroller settings' }, h('div', { class: 'settings-inner' }, status, modeField, rulesForm, provs)),
+    h('main', { class: 'scroller settings' }, h('div', { class: 'settings-inner' }, modeField, rulesForm, provs)),
   );
 }

@@ -49,7 +49,9 @@ export class Transcript {
   // apply applies one event. It returns false for a stored event it has
   // already applied.
   apply(ev) {
-    if (ev.sequence > 0) {
+    // The stream's own events (stream.*) carry the sequence they follow,
+    // not one of their own.
+    if (ev.sequence > 0 && !ev.type.startsWith('stream.')) {
       if (ev.sequence <= this.lastSeq) return false;
       this.lastSeq = ev.sequence;
     }

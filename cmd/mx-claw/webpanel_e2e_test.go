@@ -34,7 +34,8 @@ const story = "## A short story\n\nOnce upon a time a **panel** streamed an answ
 // headless Chromium against the fake model: log in with the printed URL,
 // create a session, watch an answer stream (Markdown rendered as it
 // comes), approve a command from its card, see the coloured diff of an
-// edit, switch the model and the permission mode, queue a message and
+// edit, follow a turn that a terminal runs on the same session, switch
+// the model and the permission mode, queue a message and
 // remove it, reload in the middle of a turn and find the same transcript
 // without duplicates, cancel with Esc, see that Enter does not send while
 // an input method composes, and set a key in the settings that is never
@@ -72,8 +73,12 @@ func TestWebPanel(t *testing.T) {
 		}
 	}
 
+	// Without the login, the panel says how to sign in.
+	p.do("open the panel unsigned", watchCSP(), chromedp.Navigate(base+"/"))
+	p.wait("the sign-in notice", `!!document.querySelector('.signed-out-card') && document.body.textContent.includes('login URL')`)
+
 	// Log in: the token becomes an HttpOnly cookie and leaves the URL.
-	p.do("open the login URL", watchCSP(), chromedp.Navigate(login))
+	p.do("open the login URL", chromedp.Navigate(login))
 	p.wait("the new-session form", `location.pathname === '/' && !!document.querySelector('form.new-session')`)
 	if href := js[string](p, `location.href`); strings.Contains(href, "token") {
 		t.Errorf("the token stayed in the address bar: %s", href)
@@ -163,6 +168,13 @@ func TestWebPanel(t *testing.T) {
 	p.wait("the answer after the edit", `[...document.querySelectorAll('.assistant .md')].some((m) => m.textContent === 'Edited.')`)
 	shot("diff-desktop")
 
+	// A turn run from a terminal on the same session shows up live.
+	e.srv.Enqueue(llmtest.Text("Terminal answer."))
+	if r := e.run("", "run", "--session", sid, "from the terminal"); r.code != 0 {
+		t.Fatalf("mx-claw run --session: exit %d\n%s", r.code, r.stderr)
+	}
+	p.wait("the terminal's turn in the panel", `[...document.querySelectorAll('.block.user')].some((u) => u.textContent === 'from the terminal') && [...document.querySelectorAll('.assistant .md')].some((m) => m.textContent === 'Terminal answer.')`)
+
 	// Switch the model; the next request uses it.
 	js[bool](p, `(() => { const s = document.querySelector('select.model'); s.value = 'fake/other-model'; s.dispatchEvent(new Event('change')); return true; })()`)
 	waitFor := func(what string, f func() bool) {
@@ -210,7 +222,7 @@ func TestWebPanel(t *testing.T) {
 	shot("reloaded-desktop")
 	afterReload := transcriptOf(p)
 	checkNoDuplicates(t, afterReload)
-	if got, want := countPrefix(afterReload, "user:"), 4; got != want {
+	if got, want := countPrefix(afterReload, "user:"), 5; got != want {
 		t.Errorf("%d user messages after the reload, want %d:\n%s", got, want, strings.Join(afterReload, "\n"))
 	}
 	// A fresh load of the finished session shows exactly the same.
@@ -300,6 +312,13 @@ func TestWebPanel(t *testing.T) {
 	if body := js[string](p, `fetch('/api/settings').then((r) => r.text())`); strings.Contains(body, secretKey) || !strings.Contains(body, `"keyConfigured":true`) {
 		t.Errorf("GET /api/settings after setting a key: %s", body)
 	}
+
+	// The session list searches titles and workspaces.
+	p.do("search for nothing", chromedp.SendKeys(chromedp.CSS(`.sidebar .search`), "no-such-session"))
+	p.wait("no match", `document.querySelectorAll('.session-item').length === 0 && document.querySelector('.session-list').textContent.includes('No session matches')`)
+	js[bool](p, `(() => { document.querySelector('.sidebar .search').value = ''; return true; })()`)
+	p.do("search for the workspace", chromedp.SendKeys(chromedp.CSS(`.sidebar .search`), filepath.Base(e.ws)))
+	p.wait("the session", `document.querySelectorAll('.session-item').length === 1`)
 
 	// The page must not have logged errors of its own (CSP violations
 	// show up as securitypolicyviolation events).

@@ -2,7 +2,7 @@
 // model, permission mode, meter), the transcript, the approval dock, the
 // queued messages and the composer.
 
-import { h, clear, $ } from './dom.js';
+import { h, clear } from './dom.js';
 import { get, post, put, del, enc } from './api.js';
 import { Transcript } from './transcript.js';
 import { EventStream, LIVE, RECONNECTING, CONNECTING, SIGNED_OUT, GONE } from './stream.js';
@@ -503,11 +503,5 @@ export class SessionView {
   setUnseen(v) {
     this.unseen = v;
     this.jump.hidden = !v;
-  }
-
-  // focusInput puts the cursor in the message box.
-  focusInput() {
-    if ($('.approval input:focus')) return;
-    this.input.focus();
   }
 }

@@ -26,9 +26,11 @@ export const CLOSED = 'closed';
 export class EventStream {
   // url is the stream's URL without a query; after is the last sequence
   // already applied; onEvent(ev) gets each event in order; onState(state,
-  // info) hears of every change of connection state.
-  constructor(url, { after = 0, onEvent, onState }) {
+  // info) hears of every change of connection state; silenceMs is how
+  // long a connection may stay silent before it counts as dead.
+  constructor(url, { after = 0, onEvent, onState, silenceMs = SILENCE_MS }) {
     this.url = url;
+    this.silenceMs = silenceMs;
     this.lastId = after;
     this.onEvent = onEvent;
     this.onState = onState;
@@ -118,8 +120,8 @@ export class EventStream {
     this.setState(LIVE);
     let lastByte = Date.now();
     const watchdog = setInterval(() => {
-      if (Date.now() - lastByte > SILENCE_MS) ctrl.abort();
-    }, 5000);
+      if (Date.now() - lastByte > this.silenceMs) ctrl.abort();
+    }, Math.min(5000, this.silenceMs / 4));
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     const parser = new Parser((ev) => this.dispatch(ev));
     try {
@@ -131,8 +133,8 @@ export class EventStream {
       }
       return { wasLive: true, error: 'the stream ended' };
     } catch (e) {
-      const silent = Date.now() - lastByte > SILENCE_MS;
-      return { wasLive: true, error: silent ? 'no heartbeat for 45 s' : e.message || String(e) };
+      const silent = Date.now() - lastByte > this.silenceMs;
+      return { wasLive: true, error: silent ? 'no heartbeat for ' + Math.round(this.silenceMs / 1000) + ' s' : e.message || String(e) };
     } finally {
       clearInterval(watchdog);
     }

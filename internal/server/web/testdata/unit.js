@@ -276,8 +276,88 @@ async function dock() {
   el.remove();
 }
 
+// longSession replays a long session (300 turns, 3,000 events) and
+// times it, then times one more streamed delta at its end: a delta must
+// not cost more because the session is long.
+function longSession() {
+  const root = document.createElement('div');
+  root.className = 'log';
+  document.body.appendChild(root);
+  const tr = new Transcript(root, {});
+  const evs = [];
+  let seq = 0;
+  const body = '## Step\n\nSome **text** with `code` and a list:\n\n- one\n- two\n\n```go\nfunc f() {}\n```\n';
+  for (let i = 0; i < 300; i++) {
+    const T = 'turn' + i;
+    evs.push({ type: 'turn.started', sequence: ++seq, turnId: T });
+    evs.push({ type: 'message.completed', sequence: ++seq, turnId: T, message: { role: 'user', content: 'request ' + i } });
+    evs.push({ type: 'message.completed', sequence: ++seq, turnId: T, step: 1, message: { role: 'assistant', content: '', tool_calls: [{ id: 'c' + i, name: 'edit_file', arguments: '{"path":"f.go"}' }] } });
+    evs.push({ type: 'tool.started', sequence: ++seq, turnId: T, step: 1, toolCallId: 'c' + i, toolName: 'edit_file', summary: 'Edit f.go' });
+    evs.push({ type: 'tool.completed', sequence: ++seq, turnId: T, step: 1, toolCallId: 'c' + i, toolName: 'edit_file', ok: true, summary: 'Edit f.go', message: { role: 'tool', content: 'Edited\n\n--- a/f.go\n+++ b/f.go\n@@ -1 +1 @@\n-a\n+b\n' } });
+    evs.push({ type: 'usage', sequence: ++seq, turnId: T, usage: { inputTokens: 100, outputTokens: 10 } });
+    evs.push({ type: 'message.completed', sequence: ++seq, turnId: T, step: 2, message: { role: 'assistant', content: body } });
+    evs.push({ type: 'usage', sequence: ++seq, turnId: T, usage: { inputTokens: 100, outputTokens: 10 } });
+    evs.push({ type: 'session.updated', sequence: ++seq, turnId: T, status: 'idle' });
+    evs.push({ type: 'turn.completed', sequence: ++seq, turnId: T });
+  }
+  let t0 = performance.now();
+  for (const ev of evs) tr.apply(ev);
+  void root.offsetHeight; // layout included
+  const replay = performance.now() - t0;
+  check('replaying 3,000 events took ' + Math.round(replay) + ' ms', replay < 5000, replay);
+  t0 = performance.now();
+  for (let k = 0; k < 50; k++) {
+    tr.apply({ type: 'message.delta', sequence: 0, turnId: 'live', step: 1, text: 'word ' + k + ' ' });
+    tr.flush();
+    void root.offsetHeight;
+  }
+  const perDelta = (performance.now() - t0) / 50;
+  check('a delta at the end of a long session took ' + perDelta.toFixed(2) + ' ms', perDelta < 20, perDelta);
+  root.remove();
+}
+
+// reconnect follows /test/sse (browser_test.go): the first connection
+// sends two events and ends, the second sends one event and a delta and
+// then goes silent, the third is refused with 401. The stream must
+// reconnect after the end and after the silence, asking for what it has
+// not got, and stop at "signed out".
+async function reconnect() {
+  const events = [];
+  const states = [];
+  await new Promise((resolve) => {
+    const s = new EventStream('/test/sse', {
+      silenceMs: 800,
+      onEvent: (e) => events.push(e.type + ':' + e.sequence),
+      onState: (st) => {
+        if (states[states.length - 1] !== st) states.push(st);
+        if (st === 'signed-out') resolve();
+      },
+    });
+    s.start();
+    setTimeout(() => {
+      s.stop();
+      resolve();
+    }, 15000);
+  });
+  eq('events across reconnects, none twice', events, ['a:1', 'b:2', 'c:3', 'message.delta:0']);
+  eq('connection states', states, ['connecting', 'live', 'reconnecting', 'live', 'reconnecting', 'signed-out']);
+}
+
+// modules loads every module of the page but app.js, which would start
+// the page (the end-to-end test loads that one).
+async function modules() {
+  for (const m of ['dom', 'api', 'format', 'markdown', 'stream', 'composer', 'transcript', 'approvals', 'session', 'settings']) {
+    try {
+      await import('/' + m + '.js');
+      check('module ' + m + ' loads', true);
+    } catch (e) {
+      check('module ' + m + ' loads', false, e);
+    }
+  }
+}
+
 export async function run() {
-  const steps = [markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, dock];
+  const steps = [modules, markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, dock, longSession, reconnect];
   for (const s of steps) {
     try {
       await s();

@@ -60,6 +60,10 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 
 	rn := s.runner(id)
 	rn.mu.Lock()
+	if s.isStopping() {
+		rn.mu.Unlock()
+		return shuttingDown
+	}
 	if rn.running {
 		rn.mu.Unlock()
 		// A turn of this server waits for the answer: it takes it at

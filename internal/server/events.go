@@ -105,6 +105,7 @@ func (st *stream) run() error {
 		if err != nil || !sub.Dropped() {
 			return err
 		}
+		st.s.feeds.resyncs.Add(1)
 	}
 }
 

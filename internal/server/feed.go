@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mx-claw/mx-claw/internal/bus"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -21,6 +23,10 @@ type feeds struct {
 
 	mu sync.Mutex
 	m  map[string]*feed
+
+	// resyncs counts the streams that fell behind, were dropped by their
+	// feed's broker and caught up from the store.
+	resyncs atomic.Int64
 }
 
 // feed is the live events of one session, in order: the stored ones
@@ -185,5 +191,8 @@ func (fs *feeds) closeAll() {
 	}
 }
 
-// stored reports whether e is a stored session event (it has a sequence).
-func stored(e protocol.Event) bool { return e.Sequence > 0 && e.Type.Stored() }
+// stored reports whether e is a stored session event (it has a sequence);
+// the stream's own events (stream.*) and deltas are not.
+func stored(e protocol.Event) bool {
+	return e.Sequence > 0 && e.Type.Stored() && !strings.HasPrefix(string(e.Type), "stream.")
+}

@@ -56,6 +56,10 @@ func (s *Server) sink(e protocol.Event) { s.feeds.publish(context.Background(), 
 func (s *Server) submit(id, text string) (begin, error) {
 	r := s.runner(id)
 	r.mu.Lock()
+	if s.isStopping() {
+		r.mu.Unlock()
+		return begin{}, shuttingDown
+	}
 	if r.running {
 		defer r.mu.Unlock()
 		if _, err := s.app.Core.Enqueue(s.ctx, id, text, s.sink); err != nil {
@@ -76,6 +80,13 @@ func (s *Server) submit(id, text string) (begin, error) {
 	r.mu.Unlock()
 	b := s.start(id, r, input, s.runTurn(id, input, model), true)
 	return b, b.err
+}
+
+// isStopping reports whether Shutdown has begun.
+func (s *Server) isStopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
 }
 
 // runTurn is the body of a turn for a user message.

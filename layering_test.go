@@ -37,26 +37,29 @@ func TestLayering(t *testing.T) {
 		{"internal/protocol", none},
 		{"internal/sse", none},
 		{"internal/patch", none},
-		{"internal/ignore", none},
+		{"internal/ignore", safefileOnly},
+		{"internal/safefile", none},
 		{"internal/llm", func(imp string) bool { return strings.HasPrefix(imp, "internal/llm") || imp == "internal/sse" }},
 		{"internal/tools", func(imp string) bool {
 			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox")
 		}},
 		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
 		{"internal/store", func(imp string) bool { return imp == "internal/protocol" }},
-		{"internal/config", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/config", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/safefile") }},
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
 		{"internal/termsafe", none},
-		{"internal/permission", none},
-		{"internal/secret", none},
-		{"internal/memory", none},
+		{"internal/permission", safefileOnly},
+		{"internal/secret", safefileOnly},
+		{"internal/memory", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/server/web", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
-		{"internal/hooks", func(imp string) bool { return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol") }},
+		{"internal/hooks", func(imp string) bool {
+			return oneOf(imp, "internal/permission", "internal/execx", "internal/protocol", "internal/patch")
+		}},
 		{"internal/agent", func(imp string) bool {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
 		}},
@@ -66,7 +69,7 @@ func TestLayering(t *testing.T) {
 				"internal/config", "internal/permission", "internal/protocol", "internal/secret", "internal/sse", "internal/store")
 		}},
 		{"internal/tui", func(imp string) bool {
-			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm")
+			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile")
 		}},
 	}
 	for pkg, imps := range imports {
@@ -92,6 +95,10 @@ func TestLayering(t *testing.T) {
 }
 
 func none(string) bool { return false }
+
+// safefileOnly allows only internal/safefile, the leaf every package that
+// reads its own files uses.
+func safefileOnly(imp string) bool { return imp == "internal/safefile" }
 
 func oneOf(s string, set ...string) bool {
 	for _, x := range set {

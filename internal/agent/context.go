@@ -256,7 +256,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	}
 	t.records = append(t.records, rec)
 	t.pinnedTokens()
-	return nil
+	return t.afterCompaction(trigger, summary)
 }
 
 // Compact summarises a session's older messages now (/compact), with

@@ -56,9 +56,13 @@ type Options struct {
 	MaxIterations int
 	// MaxParallel bounds parallel tool calls; DefaultMaxParallel if zero.
 	MaxParallel int
-	// SystemPrompt is frozen into each new session as its first message;
-	// DefaultSystemPrompt if empty.
+	// SystemPrompt, if set, is frozen into each new session as its first
+	// message as it is; empty builds the prompt of BuildPrompt, with the
+	// session's environment, and keeps the model told of changes to it.
 	SystemPrompt string
+	// Sandbox describes how a session's commands are confined, for the
+	// model; nil tells it there is no sandbox.
+	Sandbox func(ctx context.Context, sess *protocol.Session) Sandbox
 	// Permissions builds the permission policy of a turn; nil allows
 	// every call (the tools' own hard checks still apply).
 	Permissions PolicyFunc
@@ -101,6 +105,9 @@ type Core struct {
 	calibrators map[string]*catalog.Calibrator
 	// estimateCaches keep each session's per-message token estimates.
 	estimateCaches map[string]*estimateCache
+	// started are the sessions whose SessionStart hooks ran in this
+	// process; noticed the hooks notices already shown.
+	started, noticed map[string]bool
 }
 
 // estimates returns the session's cache of per-message token estimates.
@@ -149,9 +156,6 @@ func New(opts Options) (*Core, error) {
 	}
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = DefaultMaxParallel
-	}
-	if opts.SystemPrompt == "" {
-		opts.SystemPrompt = DefaultSystemPrompt
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -18,6 +18,12 @@
 // construction: every tool call of a response gets exactly one result, in
 // the order of the calls, before the next request.
 //
+// A new session's first message is its system prompt (prompt.go): the
+// instructions and the environment the session starts in, frozen so that
+// every request repeats it byte for byte. A later change of mode, model,
+// sandbox or date is told by a note before the next user message
+// (notes.go), never by rewriting the prompt.
+//
 // Only the application's wiring (cli, server, tests) imports agent; front
 // ends see it through the events it emits.
 package agent

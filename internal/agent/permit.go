@@ -82,6 +82,16 @@ func (t *turn) decide(c *call) permission.Decision {
 	return d
 }
 
+// hidden returns what call c's tool must leave out of its results: the
+// paths the policy denies that tool to read (deny rules, secret stores).
+func (t *turn) hidden(c *call) func(abs string) bool {
+	p, root, home := t.policy, t.ws.Root(), t.core.opts.Home
+	if p == nil {
+		return nil
+	}
+	return func(abs string) bool { return p.ReadDenied(c.Name, abs, root, home) }
+}
+
 // audit records a decision. It is stored with the turn's next batch of
 // records — before the call's result, at the latest.
 func (t *turn) audit(c *call, decision, source string) {
@@ -137,6 +147,7 @@ func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
 	if err := t.requested(a, c, d); err != nil {
 		return err
 	}
+	t.notifyWaiting(c)
 	return &PausedError{SessionID: t.sess.ID, RequestID: a.ID, Summary: c.summary, Suggest: d.Suggest}
 }
 
@@ -188,6 +199,7 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 	if err := t.requested(a, c, d); err != nil {
 		return outcome{}, err
 	}
+	t.notifyWaiting(c)
 	var ans ResolveRequest
 	select {
 	case ans = <-answers:

@@ -42,6 +42,9 @@ type call struct {
 	// context is what PreToolUse hooks want the model to know with the
 	// result.
 	context string
+	// before is what the files the call writes held before it ran, for
+	// its PostToolUse hooks.
+	before *hooks.Snapshot
 }
 
 // prepare does everything before execution: look up, duplicate check,
@@ -150,6 +153,9 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		if err := t.ctx.Err(); err != nil {
 			return t.cancelRest(calls[i:], err)
 		}
+		if c.early == "" && t.hk.isHalted() {
+			c.early = HaltedCallResult
+		}
 		if c.early != "" {
 			if err := t.storeResult(c, outcome{content: c.early, isError: true}); err != nil {
 				return err
@@ -159,6 +165,10 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		d := decisions[i]
 		if d == nil {
 			dd := t.decide(c)
+			d = &dd
+		}
+		if d.Action == permission.Ask {
+			dd := t.permissionRequest(c, *d)
 			d = &dd
 		}
 		var res outcome
@@ -250,7 +260,7 @@ type ranCall struct {
 
 // runTool runs the tool alone.
 func (t *turn) runTool(c *call) ranCall {
-	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files}
+	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c)}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	}
@@ -262,6 +272,8 @@ func (t *turn) runTool(c *call) ranCall {
 	env.Output = func(text string) {
 		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
 	}
+	env.CommandSetup = t.commandSetup()
+	t.snapshot(c)
 	start := time.Now()
 	res, err := callTool(t, c, env)
 	d := time.Since(start)

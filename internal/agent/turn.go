@@ -194,6 +194,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
+	// A new session's prompt tells the git status: take it while the
+	// turn gets ready, not before the first request.
+	var git func() *GitState
+	if sess.MessageCount == 0 && c.opts.SystemPrompt == "" {
+		git = startGitProbe(ctx, ws.Root())
+	}
 	files, err := c.fileTracker(ctx, sess.ID, ws.Root())
 	if err != nil {
 		return err
@@ -241,6 +247,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
 		id:     setup.turnID,
@@ -272,6 +279,7 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
 	warned  map[string]bool  // budgets already warned about
@@ -284,6 +292,7 @@ type turn struct {
 	start  time.Time
 
 	stopHookActive bool
+	hk             hookState
 	sessDirty      bool // t.sess changed since it was last stored
 
 	// held is an answer with tool calls and its events, not stored yet:
@@ -433,9 +442,6 @@ func (t *turn) flushHeld() error {
 func (t *turn) run(input string) error {
 	st := t.core.opts.Store
 	t.sess.Model = t.model.ID
-	if t.sess.Title == "" {
-		t.sess.Title = titleOf(input)
-	}
 	history, err := st.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
@@ -443,13 +449,18 @@ func (t *turn) run(input string) error {
 	if err := t.loadContext(history); err != nil {
 		return err
 	}
+	t.hookNotices()
 	var msgs []*protocol.Message
+	started := t.sessionStart(len(history) == 0)
 	if len(history) == 0 {
 		// A new session: freeze its system prompt, with what SessionStart
 		// hooks add.
 		prompt := t.core.opts.SystemPrompt
-		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
-			prompt += "\n\n" + res.AdditionalContext
+		if prompt == "" {
+			prompt = BuildPrompt(t.environment()).Text()
+		}
+		if started != "" {
+			prompt += "\n\n" + started
 		}
 		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: prompt})
 		// The project's instructions (AGENTS.md) are frozen with it: later
@@ -463,10 +474,24 @@ func (t *turn) run(input string) error {
 				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
 			}
 		}
+	} else {
+		if note := t.environmentNote(); note != "" {
+			// What changed since the model was last told (mode, model,
+			// date…) comes as a note before the message: the system
+			// prompt stays as it was, and so does the prompt cache.
+			msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: note})
+		}
+		if started != "" {
+			input += "\n\n" + started
+		}
 	}
 	input, err = t.userPromptSubmit(input)
 	if err != nil {
 		return err
+	}
+	// Only a prompt the hooks let through titles the session.
+	if t.sess.Title == "" {
+		t.sess.Title = titleOf(input)
 	}
 	user := &protocol.Message{Role: protocol.RoleUser, Content: input}
 	msgs = append(msgs, user)
@@ -493,10 +518,13 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := t.toolSpecs()
+	specs := toolSpecs(t.core.opts.Tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
+		}
+		if t.hk.isHalted() {
+			return t.stopped()
 		}
 		if err := t.checkBudget(); err != nil {
 			return err
@@ -513,7 +541,7 @@ func (t *turn) loop() error {
 			return err
 		}
 		if len(calls) == 0 {
-			if more, err := t.stopHook(); more || err != nil {
+			if more, err := t.stopHook(resp.Text); more || err != nil {
 				if err != nil {
 					return err
 				}
@@ -575,12 +603,17 @@ func (t *turn) checkBudget() error {
 	return nil
 }
 
-// stopHook runs the Stop hooks when the model has finished. A block keeps
-// the turn going with the hooks' reason as a user message (once: a second
-// block in the same turn is only a warning).
-func (t *turn) stopHook() (bool, error) {
-	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive})
-	if !res.Blocked() || t.stopHookActive {
+// stopHook runs the Stop hooks when the model has finished with answer.
+// A block keeps the turn going with the hooks' reason as a user message,
+// every time: as in Claude Code, a hook ends the loop itself by reading
+// stop_hook_active (and the iteration budget still bounds it). A hook's
+// "continue": false wins over a block.
+func (t *turn) stopHook(answer string) (bool, error) {
+	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
+	if t.hk.isHalted() {
+		return false, t.stopped()
+	}
+	if !res.Blocked() {
 		return false, nil
 	}
 	t.stopHookActive = true
@@ -590,6 +623,20 @@ func (t *turn) stopHook() (bool, error) {
 	}
 	t.view = append(t.view, toLLM(&msg))
 	return true, nil
+}
+
+// stopped ends a turn a hook stopped with "continue": false: the turn ends
+// as done, and the hook's stopReason is shown to the user (never the
+// model).
+func (t *turn) stopped() error {
+	text := "a hook stopped the turn"
+	t.hk.mu.Lock()
+	reason := t.hk.haltReason
+	t.hk.mu.Unlock()
+	if r := strings.TrimSpace(reason); r != "" {
+		text += ": " + r
+	}
+	return t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: text, Step: t.step})
 }
 
 // complete sends the view to the model and streams the deltas to the sink.
@@ -669,8 +716,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 	return msg.ToolCalls, nil
 }
 
-func (t *turn) toolSpecs() []llm.Tool {
-	all := t.core.opts.Tools.Tools()
+// toolSpecs returns the tool schemas sent with every request.
+func toolSpecs(reg *tools.Registry) []llm.Tool {
+	all := reg.Tools()
 	specs := make([]llm.Tool, len(all))
 	for i, tl := range all {
 		// Schemas are written for people; the model gets them compact,
@@ -689,6 +737,7 @@ func (t *turn) toolSpecs() []llm.Tool {
 // approvals cleared. It returns the turn's error, or a store error if the
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
+	t.waitHooks()
 	if errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
 		// Another process owns the session now; it is not ours to write.
 		return fmt.Errorf("turn aborted: %w", ErrLeaseLost)

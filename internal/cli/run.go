@@ -182,6 +182,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		OnAsk:         onAsk,
 		Budget:        budget(a, f),
 	}, printer.Handle)
+	if endErr := a.Core.EndSession(context.WithoutCancel(ctx), sess.ID, "other", printer.Handle); endErr != nil && err == nil {
+		err = endErr
+	}
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }
 

@@ -95,7 +95,9 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 		}
 	}
 	opts.Session = sess
-	return tui.Run(ctx, stdio.In, stdio.Out, opts)
+	err = tui.Run(ctx, stdio.In, stdio.Out, opts)
+	b.EndSessions(context.WithoutCancel(ctx), "prompt_input_exit")
+	return err
 }
 
 // historyFile is where the input history of a workspace is kept.

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // CurrentVersion is the config format version this mx-claw reads and writes.
@@ -126,7 +128,7 @@ func Home() (string, error) {
 func Load(home string) (*Config, error) {
 	path := filepath.Join(home, FileName)
 	c := &Config{Version: CurrentVersion, Providers: Builtins(), path: path}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.DefaultMax)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}

@@ -73,6 +73,7 @@ func (c *classifier) simple(f frame, sc *scope, cc cmdCtx) int {
 	name, system := progName(w0.s)
 	part().Name = name
 	args := cc.words[1:]
+	part().named, part().args, part().cwd = true, args, sc.cwd
 
 	why := c.catastrophe(name, args, sc, cc.in)
 	if g := guessWords(args); why.cat == "" && !allExact(args) && allExact(g) {

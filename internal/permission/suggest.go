@@ -29,6 +29,11 @@ func suggestCommand(req Request, pds []PartDecision) string {
 		if pd.Action != Ask {
 			continue
 		}
+		if pd.Source.Kind == SourceHardCheck && pd.Source.Check == CheckReadsBeyond {
+			// A read beyond the workspace: only this exact command line,
+			// never a prefix that would cover other paths.
+			return CommandTool + "(" + strings.TrimSpace(req.Command) + ")"
+		}
 		if pd.Source.Kind != SourceMode {
 			return "" // an ask rule, a hard check or a parse failure
 		}

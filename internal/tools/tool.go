@@ -87,4 +87,20 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// CommandSetup is shell text run_command evaluates in the command's
+	// shell before each command, its output discarded: what SessionStart
+	// hooks wrote to Claude Code's CLAUDE_ENV_FILE, so that their exports
+	// reach the session's commands.
+	CommandSetup string
+	// Hidden, if set, reports whether the file or directory at a
+	// canonical absolute path must be left out of what a tool reads: a
+	// deny rule or a secret store covers it. grep, glob and list_dir skip
+	// such entries and everything beneath them.
+	Hidden func(abs string) bool
+}
+
+// IsHidden reports whether env hides the canonical path abs (see
+// Env.Hidden); nothing is hidden without an Env or a Hidden func.
+func (env *Env) IsHidden(abs string) bool {
+	return env != nil && env.Hidden != nil && env.Hidden(abs)
 }

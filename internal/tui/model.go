@@ -102,6 +102,7 @@ type Model struct {
 	input         textarea.Model
 	spin          spinner.Model
 	hist          *inputHistory
+	turnInput     string // the input of the running turn, as typed
 
 	sess  protocol.Session
 	model string
@@ -636,6 +637,9 @@ func (m *Model) dropApproval(id string) {
 // turnDone prints how the turn ended and what it cost.
 func (m *Model) turnDone(err error) []tea.Cmd {
 	m.busy = false
+	if pe := promptErased(nil); errors.As(err, &pe) && pe.PromptErased() {
+		m.hist.drop(m.turnInput)
+	}
 	if s := strings.TrimSpace(m.reasoning.String()); s != "" {
 		m.lastReasoning = s
 		m.print(m.r.reasoning(s))

@@ -111,8 +111,14 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if env.Output != nil {
 		output = func(b []byte) { env.Output(string(b)) }
 	}
+	script := a.Command
+	if strings.TrimSpace(env.CommandSetup) != "" {
+		// eval runs it in the command's own shell, so its exports stay;
+		// a mistake in it fails only the eval, not the command.
+		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
+	}
 	res, err := execx.Run(ctx, execx.Command{
-		Script: a.Command, Dir: dir, Env: rc.env, Timeout: timeout,
+		Script: script, Dir: dir, Env: rc.env, Timeout: timeout,
 		MaxOutput: maxCommandOutput, Output: output,
 	})
 	if err != nil {
@@ -130,4 +136,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
 	}
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
+}
+
+// quoteShell quotes s as one bash word.
+func quoteShell(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

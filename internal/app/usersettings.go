@@ -22,7 +22,10 @@ type PermissionChange struct {
 
 // UserPermissions returns the user's settings ($MX_CLAW_HOME/settings.json).
 func (a *App) UserPermissions() (*permission.Settings, error) {
-	return a.loadSettings(permission.UserSettingsPath(a.Home))
+	path := permission.UserSettingsPath(a.Home)
+	return a.cachedLoad(path, fileKey(os.Stat, path), func() (*permission.Settings, error) {
+		return permission.LoadSettings(path)
+	})
 }
 
 // UpdateUserPermissions writes ch into the user's settings file, keeping

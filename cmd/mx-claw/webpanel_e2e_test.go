@@ -54,15 +54,12 @@ func TestWebPanel(t *testing.T) {
 	e.writeHome("config.json", cfg)
 	e.writeWS("a.txt", "hello\n")
 	base, login := e.serve()
-	shots := browser.ArtifactDir(t)
+	t.Logf("screenshots in %s", browser.ArtifactDir(t))
 	ctx := browser.Start(t, 4*time.Minute)
 	p := &page{t: t, ctx: ctx}
 	shot := func(name string) {
 		t.Helper()
-		path := browser.Screenshot(ctx, t, name)
-		if filepath.Dir(path) != shots {
-			t.Fatalf("screenshot in %s, want %s", path, shots)
-		}
+		browser.Screenshot(ctx, t, name)
 	}
 	mobile := func(on bool) {
 		t.Helper()

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,18 +110,27 @@ func Screenshot(ctx context.Context, t testing.TB, name string) string {
 	return p
 }
 
+// artifactDirs remembers each running test's artifact directory.
+var artifactDirs sync.Map // testing.TB -> string
+
 // ArtifactDir returns where a test keeps what it produced for people to
-// look at: $TEST_ARTIFACTS/<test name> if that is set, else a temp dir of
-// the test.
+// look at: $TEST_ARTIFACTS/<test name> if that is set, else one temp dir
+// of the test (the same one on every call).
 func ArtifactDir(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv("TEST_ARTIFACTS")
-	if base == "" {
-		return t.TempDir()
+	if dir, ok := artifactDirs.Load(t); ok {
+		return dir.(string)
 	}
-	dir := filepath.Join(base, filepath.FromSlash(t.Name()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	var dir string
+	if base := os.Getenv("TEST_ARTIFACTS"); base != "" {
+		dir = filepath.Join(base, filepath.FromSlash(t.Name()))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		dir = t.TempDir()
 	}
+	artifactDirs.Store(t, dir)
+	t.Cleanup(func() { artifactDirs.Delete(t) })
 	return dir
 }

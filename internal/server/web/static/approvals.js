@@ -24,12 +24,14 @@ export class ApprovalDock {
     this.answer = answer;
     this.onChange = onChange || (() => {});
     this.items = []; // oldest first
+    this.done = new Set(); // ids answered (here or elsewhere): never shown again
     this.shownId = '';
     this.busy = false;
     this.render();
   }
 
   add(item) {
+    if (this.done.has(item.id)) return;
     const old = this.items.find((x) => x.id === item.id);
     if (old) {
       // The stored approval lacks the reason and the rule a grant would
@@ -48,15 +50,29 @@ export class ApprovalDock {
     this.render();
   }
 
-  // set replaces the pending requests with the server's list, keeping
-  // what the events said about the ones still pending.
-  set(list) {
+  // set replaces the pending requests with the server's list, read when
+  // the session's events went up to sequence since: a request an event
+  // added after that stays, one answered since does not come back, and
+  // what the events said about the ones still pending is kept.
+  set(list, since = Infinity) {
     const known = new Map(this.items.map((x) => [x.id, x]));
-    this.items = list.map((x) => {
-      const k = known.get(x.id);
-      return k ? { ...x, reason: x.reason || k.reason, suggest: x.suggest || k.suggest } : x;
-    });
+    const items = list
+      .filter((x) => !this.done.has(x.id))
+      .map((x) => {
+        const k = known.get(x.id);
+        return k ? { ...x, reason: x.reason || k.reason, suggest: x.suggest || k.suggest, seq: k.seq } : x;
+      });
+    for (const x of this.items) {
+      if (x.seq > since && !items.some((y) => y.id === x.id)) items.push(x);
+    }
+    this.items = items;
     this.render();
+  }
+
+  // resolved drops a request that was answered.
+  resolved(id) {
+    this.done.add(id);
+    this.remove(id);
   }
 
   remove(id) {
@@ -175,7 +191,7 @@ export class ApprovalDock {
     status.textContent = 'Sending…';
     try {
       await this.answer(item, body);
-      this.remove(item.id);
+      this.resolved(item.id);
     } catch (e) {
       status.textContent = e.message;
       status.classList.add('error');
@@ -183,7 +199,7 @@ export class ApprovalDock {
       if (e.status === 404 || e.status === 409) {
         // Answered elsewhere or no longer pending: drop it, the next
         // refresh tells the truth.
-        setTimeout(() => this.remove(item.id), 1500);
+        setTimeout(() => this.resolved(item.id), 1500);
       }
     } finally {
       this.busy = false;

@@ -42,6 +42,7 @@ export class SessionView {
     this.app = app;
     this.session = null;
     this.status = 'idle';
+    this.statusSeq = 0; // sequence of the last session.updated applied
     this.conn = CONNECTING;
     this.usage = { tokens: 0, input: 0, output: 0, cost: null, context: 0 };
     this.queue = new Map(); // key -> {id, text}
@@ -156,11 +157,14 @@ export class SessionView {
 
     this.transcript = new Transcript(this.log, {
       onChange: () => this.grew(),
-      onStatus: (s) => this.setStatus(s),
+      onStatus: (s, ev) => {
+        this.statusSeq = Math.max(this.statusSeq, ev.sequence || 0);
+        this.setStatus(s);
+      },
       onUsage: (ev) => this.onUsage(ev),
       onApproval: (kind, ev) => {
-        if (kind === 'requested') this.dock.add(fromEvent(ev));
-        else this.dock.remove(ev.requestId);
+        if (kind === 'requested') this.dock.add({ ...fromEvent(ev), seq: ev.sequence || 0 });
+        else this.dock.resolved(ev.requestId);
       },
       onQueue: (kind, ev) => this.onQueueEvent(kind, ev),
       onTurn: (kind, ev) => this.onTurn(kind, ev),
@@ -195,19 +199,22 @@ export class SessionView {
   // refresh reads the session record, its pending approvals and queued
   // messages: the state that matters after a reconnect.
   async refresh() {
+    // An answer may be older than events that arrived while it was on
+    // its way; what those events said wins.
+    const since = this.transcript.lastSeq;
     const [d, q] = await Promise.all([get('/api/sessions/' + enc(this.id)), this.fetchQueue()]);
     if (this.destroyed) return;
-    this.setSession(d.session);
-    this.dock.set((d.pendingApprovals || []).map(fromApproval));
+    this.setSession(d.session, this.statusSeq > since);
+    this.dock.set((d.pendingApprovals || []).map(fromApproval), since);
     if (q) this.setQueue(q);
   }
 
-  setSession(s) {
+  setSession(s, keepStatus = false) {
     this.session = s;
     this.titleEl.textContent = s.title || 'Untitled session';
     this.wsEl.textContent = s.workspace;
     this.wsEl.title = s.workspace;
-    this.setStatus(s.status);
+    if (!keepStatus) this.setStatus(s.status);
     this.setModel(s.model);
     this.app.onTitle(s);
   }

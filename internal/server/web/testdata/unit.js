@@ -274,6 +274,17 @@ async function dock() {
   eq('deny with a message', answers[0], ['r1', { decision: 'deny', scope: 'once', message: 'use make clean' }]);
   check('the next request comes up, as a diff', el.querySelector('.diff .add') && el.textContent.includes('Edit b'), el.textContent);
   el.remove();
+
+  // A list read before an event arrived does not undo the event.
+  const d2 = new ApprovalDock(document.createElement('div'), { answer: async () => {} });
+  d2.add({ id: 'new', toolName: 'run_command', arguments: { command: 'ls' }, seq: 10 });
+  d2.set([], 5);
+  eq('a stale list keeps a newer request', d2.count, 1);
+  d2.set([], 12);
+  eq('a fresh list drops it', d2.count, 0);
+  d2.resolved('old');
+  d2.set([{ id: 'old', toolName: 'run_command', arguments: { command: 'ls' } }], 1);
+  eq('an answered request does not come back', d2.count, 0);
 }
 
 // longSession replays a long session (300 turns, 3,000 events) and

@@ -310,6 +310,12 @@ func TestWebPanel(t *testing.T) {
 		t.Errorf("GET /api/settings after setting a key: %s", body)
 	}
 
+	// The dark scheme, for a look.
+	p.do("dark", browser.Dark(true), chromedp.Navigate(sessionURL))
+	p.wait("the session, dark", `document.querySelector('.conn') && document.querySelector('.conn').dataset.state === 'live' && document.querySelectorAll('.block').length > 10`)
+	shot("chat-dark-desktop")
+	p.do("light", browser.Dark(false))
+
 	// The session list searches titles and workspaces.
 	p.do("search for nothing", chromedp.SendKeys(chromedp.CSS(`.sidebar .search`), "no-such-session"))
 	p.wait("no match", `document.querySelectorAll('.session-item').length === 0 && document.querySelector('.session-list').textContent.includes('No session matches')`)

@@ -94,6 +94,20 @@ func Size(width, height int64, mobile bool) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// Dark makes the page see prefers-color-scheme: dark (or light again).
+func Dark(on bool) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		scheme := "light"
+		if on {
+			scheme = "dark"
+		}
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		})
+		return err
+	})
+}
+
 // Screenshot saves a PNG of the tab's viewport as name (without
 // extension) in ArtifactDir and returns its path.
 func Screenshot(ctx context.Context, t testing.TB, name string) string {

@@ -79,6 +79,17 @@ type Options struct {
 	CompactThreshold float64
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
+	// MaxAnswerBytes, MaxArgumentBytes and MaxStreamedOutput are the size
+	// limits of limits.go; the defaults if zero.
+	MaxAnswerBytes    int
+	MaxArgumentBytes  int
+	MaxStreamedOutput int
+	// OutputDir, if set, keeps the whole output of commands whose result
+	// is cut, a directory per session, for read_tool_output.
+	OutputDir string
+	// TempJournal, if set, records the temporary files of workspace
+	// writes, so a later start can remove those of a killed process.
+	TempJournal *tools.TempJournal
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -156,6 +167,15 @@ func New(opts Options) (*Core, error) {
 	}
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = DefaultMaxParallel
+	}
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if opts.MaxArgumentBytes <= 0 {
+		opts.MaxArgumentBytes = DefaultMaxArgumentBytes
+	}
+	if opts.MaxStreamedOutput <= 0 {
+		opts.MaxStreamedOutput = DefaultMaxStreamedOutput
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

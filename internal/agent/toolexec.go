@@ -51,6 +51,10 @@ type call struct {
 // JSON parse, schema validation, human summary.
 func (t *turn) prepare(tc protocol.ToolCall) *call {
 	c := &call{ToolCall: tc}
+	if r := t.tooLargeResult(tc); r != "" {
+		c.early, c.summary = r, tc.Name
+		return c
+	}
 	reg := t.core.opts.Tools
 	tool, ok := reg.Lookup(tc.Name)
 	if !ok {
@@ -260,7 +264,8 @@ type ranCall struct {
 
 // runTool runs the tool alone.
 func (t *turn) runTool(c *call) ranCall {
-	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c)}
+	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c),
+		CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID)}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	}
@@ -269,9 +274,7 @@ func (t *turn) runTool(c *call) ranCall {
 			t.core.log.Warn("store todo list", "session", t.sess.ID, "err", err)
 		}
 	}
-	env.Output = func(text string) {
-		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
-	}
+	env.Output = t.outputStream(c)
 	env.CommandSetup = t.commandSetup()
 	t.snapshot(c)
 	start := time.Now()

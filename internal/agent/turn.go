@@ -194,6 +194,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
+	ws = ws.WithTempJournal(c.opts.TempJournal)
 	// A new session's prompt tells the git status: take it while the
 	// turn gets ready, not before the first request.
 	var git func() *GitState
@@ -286,6 +287,12 @@ type turn struct {
 	repeats map[string][]int // call key → steps it was made at
 	looping *LoopError
 	maxIter int
+
+	// tooLarge holds the calls whose arguments were dropped (limits.go).
+	tooLarge map[string]int64
+	// windowCap is the context window the provider named when it refused
+	// a request as too long (overflow.go); 0 until then.
+	windowCap int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
 	sink   func(protocol.Event)
@@ -446,6 +453,7 @@ func (t *turn) run(input string) error {
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
+	t.warnQuarantined()
 	if err := t.loadContext(history); err != nil {
 		return err
 	}
@@ -532,7 +540,7 @@ func (t *turn) loop() error {
 		if err := t.prepareView(specs); err != nil {
 			return err
 		}
-		resp, err := t.core.complete(t, specs)
+		resp, err := t.completeFitting(specs)
 		if err != nil {
 			return err
 		}
@@ -641,7 +649,7 @@ func (t *turn) stopped() error {
 
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
-	req := &llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs}
+	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
@@ -677,6 +685,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 				id = fmt.Sprintf("call_%s_%d_%d", t.id[:8], t.step, i)
 			}
 			msg.ToolCalls[i] = protocol.ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
+			if c.TooLarge > 0 {
+				t.noteTooLarge(&msg.ToolCalls[i], c.TooLarge)
+			}
 		}
 	}
 	if resp.HasUsage {

@@ -31,6 +31,10 @@ import (
 // DBFileName is the database's file name inside the home directory.
 const DBFileName = "mx-claw.db"
 
+// OutputDirName is the directory inside the home where the whole output of
+// commands whose result was cut is kept, one directory per session.
+const OutputDirName = "outputs"
+
 // App is a wired mx-claw: config, store and core.
 type App struct {
 	Home   string
@@ -42,6 +46,8 @@ type App struct {
 	Secrets *secret.Chain
 
 	opts          Options
+	temps         *tools.TempJournal
+	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
 
@@ -100,7 +106,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -116,17 +123,20 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
+		OutputDir:        filepath.Join(home, OutputDirName),
+		TempJournal:      a.temps,
 		Logger:           opts.Logger,
 	})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
+	a.startup(ctx)
 	return a, nil
 }
 
-// Close closes the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close closes the store and the journal of temporary files.
+func (a *App) Close() error { return errors.Join(a.temps.Close(), a.Store.Close()) }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

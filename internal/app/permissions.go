@@ -51,19 +51,6 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 	return p, nil
 }
 
-// Trusted reports whether the workspace's own settings and hooks may apply:
-// the user trusted it before, or trusts it now with --trust (which is
-// remembered).
-func (a *App) Trusted(ctx context.Context, workspace string) (bool, error) {
-	if a.opts.Trust {
-		if err := a.Store.SetTrusted(ctx, workspace); err != nil {
-			return false, err
-		}
-		return true, nil
-	}
-	return a.Store.Trusted(ctx, workspace)
-}
-
 // UserHome returns the user's real home directory (not MX_CLAW_HOME), for
 // "~" in permission rules and commands; "" if unknown.
 func UserHome() string {

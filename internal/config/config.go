@@ -210,7 +210,7 @@ func (c *Config) Save() error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".config-*.json")
+	tmp, err := os.CreateTemp(dir, tempPattern())
 	if err != nil {
 		return fmt.Errorf("save config: %w", err)
 	}

@@ -83,6 +83,9 @@ type Command struct {
 	// Output, if set, receives the combined stdout and stderr as it comes,
 	// from one goroutine.
 	Output func(chunk []byte)
+	// Spill, if set, receives the whole combined output as it comes, from
+	// the same goroutine as Output; its errors are ignored.
+	Spill io.Writer
 }
 
 // Result is how a command ended.
@@ -140,6 +143,9 @@ func Run(ctx context.Context, c Command) (Result, error) {
 			n, err := r.Read(buf)
 			if n > 0 {
 				capture.Write(buf[:n])
+				if c.Spill != nil {
+					_, _ = c.Spill.Write(buf[:n])
+				}
 				if c.Output != nil {
 					c.Output(buf[:n])
 				}

@@ -103,6 +103,9 @@ func (c *classifier) simple(f frame, sc *scope, cc cmdCtx) int {
 		ro, reason = true, "calls a function defined in this command (its body is judged on its own)"
 	default:
 		ro, reason = c.program(f.child(idx), sc, name, args, cc)
+		if why := deviceRead(name, sc.cwd, args); ro && why != "" {
+			ro, reason = false, why
+		}
 	}
 	switch name {
 	case "cd", "pushd":

@@ -113,11 +113,20 @@ func (c *classifier) redirects(f frame, sc *scope, st *syntax.Stmt, first int) {
 			if first < len(c.parts) {
 				c.parts[first].inputs = append(c.parts[first].inputs, t)
 			}
-			if t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")) {
+			reason := ""
+			switch {
+			case t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")):
+				reason = "opens a network connection"
+			case t.exact:
+				if why := deviceFile(sc.cwd, t.s); why != "" {
+					reason = "reads " + t.s + ", " + why + ", which may never end"
+				}
+			}
+			if reason != "" {
 				c.add(CommandPart{
 					Kind: PartRedirect, Text: strings.TrimSpace(r.text(rd)), Words: []string{rd.Op.String(), t.s},
 					Depth: f.depth, Parent: f.parent, envOK: true, nexact: 2, assignsExact: true,
-					Reason: "opens a network connection",
+					Reason: reason,
 				})
 			}
 			continue

@@ -11,6 +11,9 @@
 // boundary is enforced (paths resolved with symlinks followed, confined to
 // the root and allowed directories, .git never written, file operations
 // through os.Root), and Truncate, which caps text shown to the model.
+// OutputFiles keeps the whole output of a call whose result is cut, and
+// TempJournal lists the temporary files of atomic writes so that those a
+// killed process left can be removed at the next start.
 //
 // Who may import it: the agent (to validate and run calls), the MCP
 // adapter (to wrap MCP tools as Tools), tools/builtin and the agent's
@@ -87,6 +90,11 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// CallID is the id of the call being run.
+	CallID string
+	// Outputs, if set, keeps the whole output of calls whose result is
+	// cut (run_command writes, read_tool_output reads).
+	Outputs *OutputFiles
 	// CommandSetup is shell text run_command evaluates in the command's
 	// shell before each command, its output discarded: what SessionStart
 	// hooks wrote to Claude Code's CLAUDE_ENV_FILE, so that their exports

@@ -117,12 +117,29 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		// a mistake in it fails only the eval, not the command.
 		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
 	}
-	res, err := execx.Run(ctx, execx.Command{
+	// The whole output goes to a file as it comes; it is kept only if the
+	// result has to be cut.
+	var spill *tools.OutputFile
+	if env.Outputs != nil && env.CallID != "" {
+		spill, _ = env.Outputs.Create(env.CallID)
+	}
+	cmd := execx.Command{
 		Script: script, Dir: dir, Env: rc.env, Timeout: timeout,
 		MaxOutput: maxCommandOutput, Output: output,
-	})
+	}
+	if spill != nil {
+		cmd.Spill = spill
+	}
+	res, err := execx.Run(ctx, cmd)
 	if err != nil {
+		if spill != nil {
+			spill.Discard()
+		}
 		return tools.Result{}, err
+	}
+	note := ""
+	if spill != nil {
+		note = keepOutput(spill, res.Truncated, env.CallID)
 	}
 	var b strings.Builder
 	b.WriteString(strings.ToValidUTF8(res.Output, "\uFFFD"))
@@ -135,7 +152,27 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	default:
 		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
 	}
+	b.WriteString(note)
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
+}
+
+// keepOutput keeps the file of a cut output and returns the line that
+// tells the model how to read it; an output the result holds whole needs
+// no file.
+func keepOutput(spill *tools.OutputFile, cut bool, callID string) string {
+	if !cut {
+		spill.Discard()
+		return ""
+	}
+	kept, total := spill.Kept()
+	if err := spill.Keep(); err != nil {
+		return fmt.Sprintf("\n[the whole output (%d bytes) could not be kept: %v]", total, err)
+	}
+	what := fmt.Sprintf("the whole output (%d bytes) is kept", total)
+	if kept < total {
+		what = fmt.Sprintf("the first %d of its %d bytes are kept", kept, total)
+	}
+	return fmt.Sprintf("\n[%s: read it with read_tool_output call_id=%q]", what, callID)
 }
 
 // quoteShell quotes s as one bash word.

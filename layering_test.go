@@ -54,6 +54,7 @@ func TestLayering(t *testing.T) {
 		{"internal/memory", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
+		{"internal/server/web", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},

@@ -18,6 +18,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/app"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/server"
+	"github.com/mx-claw/mx-claw/internal/server/web"
 )
 
 // shutdownTimeout bounds the graceful end of `mx-claw serve`.
@@ -80,7 +81,7 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 	if err != nil {
 		return usagef("listen on %s: %v", f.addr, err)
 	}
-	srv, err := server.New(server.Options{App: a, AllowRemote: f.allowRemote,
+	srv, err := server.New(server.Options{App: a, AllowRemote: f.allowRemote, Web: web.FS(), CSP: web.CSP,
 		Logger: slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		ln.Close()

@@ -327,7 +327,7 @@ func (t *turn) postToolUse(c *call, o outcome) outcome {
 // snapshot records, for the PostToolUse hooks of c, what the files it
 // writes hold before it runs.
 func (t *turn) snapshot(c *call) {
-	if t.hooks != nil && c.tool != nil && c.tool.Risk() == tools.RiskWrite {
+	if t.hooks != nil && c.tool != nil && c.tool.Info().Risk == tools.RiskWrite {
 		c.before = t.hooks.Snapshot(hooks.Event{ToolName: c.Name, ToolInput: c.args, Cwd: t.ws.Root()})
 	}
 }

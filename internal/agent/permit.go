@@ -59,7 +59,7 @@ func (t *turn) decide(c *call) permission.Decision {
 		return combineHook(permission.Decision{Tool: c.Name, Action: permission.Allow}, c.hook)
 	}
 	req := permission.Request{
-		Tool: c.Name, Risk: string(c.tool.Risk()), Args: c.args,
+		Tool: c.Name, Risk: string(c.tool.Info().Risk), Args: c.args,
 		Workspace: t.ws.Root(), Home: t.core.opts.Home,
 	}
 	if paths, err := permission.ArgPaths(c.Name, c.args); err == nil {

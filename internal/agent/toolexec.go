@@ -60,7 +60,7 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 	if !ok {
 		names := make([]string, 0, len(reg.Tools()))
 		for _, tl := range reg.Tools() {
-			names = append(names, tl.Name())
+			names = append(names, tl.Info().Name)
 		}
 		c.early = fmt.Sprintf("Tool failed: unknown tool %q. Available tools: %s.", tc.Name, strings.Join(names, ", "))
 		c.summary = tc.Name
@@ -244,7 +244,11 @@ func (t *turn) execute(c *call) (outcome, error) {
 // anything: what may run in parallel batches, and before its tool.started
 // is stored.
 func readOnly(c *call) bool {
-	return c.tool != nil && c.tool.Risk() == tools.RiskRead && c.tool.ConcurrencySafe()
+	if c.tool == nil {
+		return false
+	}
+	info := c.tool.Info()
+	return info.Risk == tools.RiskRead && info.ConcurrencySafe
 }
 
 // maybeReadOnly reports whether c is a command that may prove read-only

@@ -755,12 +755,13 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 	for i, tl := range all {
 		// Schemas are written for people; the model gets them compact,
 		// which keeps every request smaller.
-		params := tl.Schema()
+		info := tl.Info()
+		params := info.Schema
 		var buf bytes.Buffer
 		if json.Compact(&buf, params) == nil {
 			params = buf.Bytes()
 		}
-		specs[i] = llm.Tool{Name: tl.Name(), Description: strings.TrimSpace(tl.Description()), Parameters: params}
+		specs[i] = llm.Tool{Name: info.Name, Description: strings.TrimSpace(info.Description), Parameters: params}
 	}
 	return specs
 }

@@ -44,11 +44,11 @@ type applyPatchArgs struct {
 	Patch string `json:"patch"`
 }
 
-func (*applyPatch) Name() string            { return "apply_patch" }
-func (*applyPatch) Description() string     { return applyPatchDescription }
-func (*applyPatch) Schema() json.RawMessage { return json.RawMessage(applyPatchSchema) }
-func (*applyPatch) Risk() tools.Risk        { return tools.RiskWrite }
-func (*applyPatch) ConcurrencySafe() bool   { return false }
+// applyPatchInfo is what apply_patch is to the agent; Info returns it, shared.
+var applyPatchInfo = tools.Info{Name: "apply_patch", Description: applyPatchDescription, Schema: json.RawMessage(applyPatchSchema),
+	Risk: tools.RiskWrite, ConcurrencySafe: false}
+
+func (*applyPatch) Info() tools.Info { return applyPatchInfo }
 func (*applyPatch) Summary(args json.RawMessage) string {
 	var a applyPatchArgs
 	if decodeArgs(args, &a) != nil {

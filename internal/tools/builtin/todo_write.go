@@ -46,11 +46,11 @@ type todoWriteArgs struct {
 	Todos []protocol.Todo `json:"todos"`
 }
 
-func (*todoWrite) Name() string            { return "todo_write" }
-func (*todoWrite) Description() string     { return todoWriteDescription }
-func (*todoWrite) Schema() json.RawMessage { return json.RawMessage(todoWriteSchema) }
-func (*todoWrite) Risk() tools.Risk        { return tools.RiskRead }
-func (*todoWrite) ConcurrencySafe() bool   { return false }
+// todoWriteInfo is what todo_write is to the agent; Info returns it, shared.
+var todoWriteInfo = tools.Info{Name: "todo_write", Description: todoWriteDescription, Schema: json.RawMessage(todoWriteSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: false}
+
+func (*todoWrite) Info() tools.Info { return todoWriteInfo }
 func (*todoWrite) Summary(args json.RawMessage) string {
 	var a todoWriteArgs
 	if decodeArgs(args, &a) != nil {

@@ -53,8 +53,7 @@ type env struct {
 
 func newEnv(t *testing.T, replies ...llmtest.Reply) *env {
 	t.Helper()
-	e := &env{t: t, home: t.TempDir(), ws: t.TempDir(), srv: llmtest.NewServer(replies...)}
-	t.Cleanup(e.srv.Close)
+	e := &env{t: t, home: t.TempDir(), ws: t.TempDir(), srv: llmtest.NewTestServer(t, replies...)}
 	ws, err := filepath.EvalSymlinks(e.ws)
 	if err != nil {
 		t.Fatal(err)

@@ -159,8 +159,7 @@ func BenchmarkSession200Context(b *testing.B) {
 // adapter and the fake OpenAI-compatible server over loopback.
 func BenchmarkSession200HTTP(b *testing.B) {
 	const steps = 200
-	srv := llmtest.NewServer()
-	defer srv.Close()
+	srv := llmtest.NewTestServer(b)
 	srv.RecordBodies(false)
 	var early, late []time.Duration
 	for b.Loop() {

@@ -47,8 +47,7 @@ func newWrappedFixture(t *testing.T, opts Options, wrap func(store.Store) store.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := llmtest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := llmtest.NewTestServer(t)
 	reg, err := tools.NewRegistry(append(builtin.All(), extra...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -164,7 +164,7 @@ func plan(msgs []protocol.Message, count func(int) int, opts Options) (Cut, bool
 		return Cut{}, false
 	}
 
-	budget := keepBudget(opts, frozenTokens, pinned)
+	budget, summary := keepBudget(opts, frozenTokens, pinned)
 	// One backward pass: s is the size of msgs[c:]. The earliest cut
 	// point keeping at most budget is the candidate; the earliest such
 	// cut at the start of a user turn is preferred if it keeps at least
@@ -189,6 +189,12 @@ func plan(msgs []protocol.Message, count func(int) int, opts Options) (Cut, bool
 	if at <= start {
 		return Cut{}, false
 	}
+	if !opts.Force && viewed-kept <= summary {
+		// The summary would take as much room as what it replaces (the
+		// frozen context alone fills the window): asking for it gains
+		// nothing.
+		return Cut{}, false
+	}
 	return Cut{
 		From:             start,
 		At:               at,
@@ -201,24 +207,25 @@ func plan(msgs []protocol.Message, count func(int) int, opts Options) (Cut, bool
 	}, true
 }
 
-// keepBudget is how many tokens of the most recent messages a cut may keep
-// verbatim: what the target leaves beside the frozen context, the new
-// summary message and the overhead, at most KeepRecentTokens, at least 0.
-func keepBudget(opts Options, frozenTokens, pinned int) int {
+// keepBudget returns how many tokens of the most recent messages a cut may
+// keep verbatim — what the target leaves beside the frozen context, the
+// new summary message and the overhead, at most KeepRecentTokens, at least
+// 0 — and the room set aside for the summary message.
+func keepBudget(opts Options, frozenTokens, pinned int) (budget, summary int) {
 	window := float64(opts.Window)
+	summary = opts.SummaryTokens
+	if summary <= 0 {
+		summary = max(pinned, int(DefaultSummaryShare*window))
+	}
 	keep := opts.KeepRecentTokens
 	switch {
 	case keep == 0:
 		keep = int(DefaultKeepRecentShare * window)
 	case keep < 0:
-		return 0
-	}
-	summary := opts.SummaryTokens
-	if summary <= 0 {
-		summary = max(pinned, int(DefaultSummaryShare*window))
+		return 0, summary
 	}
 	room := int(orDefault(opts.Target, DefaultTarget)*window) - frozenTokens - summary - opts.Overhead
-	return max(0, min(keep, room))
+	return max(0, min(keep, room)), summary
 }
 
 // orDefault returns v, or def when v is not positive.

@@ -33,7 +33,7 @@ func TestPlanCutPoints(t *testing.T) {
 		{name: "an interrupted call at the end is kept with its one result", transcript: "S U A U A A:a,b T:a",
 			opts: Options{Window: 60, Target: 1, KeepRecentTokens: 25}, want: true, from: 1, at: 5},
 		{name: "a late result for an early call forbids cuts between them", transcript: "S U A:a T:a U A T:a U A",
-			opts: Options{Window: 100, Target: 1, KeepRecentTokens: 75}, want: true, from: 1, at: 2},
+			opts: Options{Window: 100, Target: 1, KeepRecentTokens: 75, SummaryTokens: 5}, want: true, from: 1, at: 2},
 		{name: "the same without the late result", transcript: "S U A:a T:a U A A U A",
 			opts: Options{Window: 100, Target: 1, KeepRecentTokens: 75}, want: true, from: 1, at: 4},
 		{name: "the frozen context is never summarised", transcript: "S S U A U A",
@@ -62,6 +62,10 @@ func TestPlanCutPoints(t *testing.T) {
 			opts: Options{Window: 100, Overhead: 35}, want: true, from: 1, at: 9},
 		{name: "the summary to come takes room too", transcript: "S U A:a T:a A:b T:b A:c T:c A",
 			opts: Options{Window: 100, SummaryTokens: 35}, want: true, from: 1, at: 9},
+		{name: "summarising less than the summary takes is not worth a request", transcript: "S*90 U*5",
+			opts: Options{Window: 100}},
+		{name: "unless forced", transcript: "S*90 U*5",
+			opts: Options{Window: 100, Force: true}, want: true, from: 1, at: 2},
 		{name: "no window, no compaction", transcript: "S U A U A"},
 	}
 	for _, tt := range tests {

@@ -213,7 +213,7 @@ func (t *turn) preToolUse(c *call) hooks.Decision {
 			reason = "no reason given"
 		}
 		c.early = "Tool failed: blocked by a hook: " + reason
-		t.audit(c, "deny", "hook")
+		t.audit(c, protocol.AuditDeny, protocol.AuditSourceHook)
 		return res.Decision
 	}
 	if !t.rewrite(c, res.UpdatedInput) {
@@ -256,7 +256,7 @@ func (t *turn) permissionRequest(c *call, d permission.Decision) permission.Deci
 		if d.Reason == "" {
 			d.Reason = "a PermissionRequest hook denied it"
 		}
-		t.audit(c, string(d.Action), d.Source.String())
+		t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	case res.Decision == hooks.Allow && liftable(d):
 		if len(res.UpdatedInput) > 0 {
 			if !t.rewrite(c, res.UpdatedInput) {
@@ -271,7 +271,7 @@ func (t *turn) permissionRequest(c *call, d permission.Decision) permission.Deci
 			d = nd
 		}
 		d.Action, d.Source = permission.Allow, permission.Source{Kind: permission.SourceHook}
-		t.audit(c, string(d.Action), d.Source.String())
+		t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	}
 	return d
 }

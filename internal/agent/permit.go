@@ -78,7 +78,7 @@ func (t *turn) decide(c *call) permission.Decision {
 		}
 	}
 	d := t.sandboxGate(c, combineHook(t.policy.Decide(req), c.hook))
-	t.audit(c, string(d.Action), d.Source.String())
+	t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	return d
 }
 
@@ -94,7 +94,7 @@ func (t *turn) hidden(c *call) func(abs string) bool {
 
 // audit records a decision. It is stored with the turn's next batch of
 // records — before the call's result, at the latest.
-func (t *turn) audit(c *call, decision, source string) {
+func (t *turn) audit(c *call, decision protocol.AuditDecision, source protocol.AuditSource) {
 	e := &protocol.AuditEntry{SessionID: t.sess.ID, Tool: c.Name, Summary: c.summary, Decision: decision,
 		Source: source, CreatedAt: t.core.opts.Now().UTC()}
 	t.auditMu.Lock()
@@ -217,10 +217,12 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 // call or makes the rejection its result.
 func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, ans ResolveRequest) (outcome, error) {
 	ok := ans.Approve
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if ok {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
+	// permission.resolved carries the approval's status in the event's
+	// status field (kept for the clients that read it there).
 	if err := t.emit(protocol.Event{Type: protocol.EventPermissionResolved, RequestID: a.ID, ToolCallID: c.ID,
 		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: ans.Feedback, Status: protocol.SessionStatus(status)}); err != nil {
 		return outcome{}, err
@@ -229,7 +231,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 		return outcome{content: c.early, isError: true}, nil
 	}
 	if !ans.Approve {
-		t.audit(c, "deny", "user")
+		t.audit(c, protocol.AuditDeny, protocol.AuditSourceUser)
 		res := outcome{content: RejectedResult, isError: true}
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
 			res.content += ". The user said: " + fb
@@ -240,7 +242,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 		// An approval never lifts a deny rule or a hard check.
 		return outcome{content: deniedResult(d), isError: true}, nil
 	}
-	t.audit(c, "allow", "user ("+scopeName(ans.Scope)+")")
+	t.audit(c, protocol.AuditAllow, protocol.AuditSourceUser+" ("+protocol.AuditSource(scopeName(ans.Scope))+")")
 	if ans.Rule != "" {
 		d.Suggest = ans.Rule
 	}
@@ -265,9 +267,9 @@ func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protoco
 	if !waiting {
 		return c.Resolve(ctx, req, sink)
 	}
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if req.Approve {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
 	if err := c.opts.Store.ResolveApproval(ctx, req.SessionID, req.RequestID, status, req.Feedback); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
@@ -287,7 +289,7 @@ type ResolveRequest struct {
 	// Scope of an approval: "once" (default), "session" (a grant for
 	// this session) or "always" (a grant for the workspace). A grant is
 	// the narrowest rule that covers the call, never a whole tool.
-	Scope string
+	Scope protocol.ApprovalScope
 	// Feedback is given to the model with a rejection.
 	Feedback string
 	// Rule, if set, is the rule to save for a "session" or "always"
@@ -342,9 +344,9 @@ func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protoc
 // resume continues the turn paused at approval a.
 func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	st := t.core.opts.Store
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if req.Approve {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
 	if err := st.ResolveApproval(t.bg, t.sess.ID, a.ID, status, req.Feedback); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
@@ -399,12 +401,12 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 // checkAnswer refuses an answer with an unknown scope or a malformed rule.
 func checkAnswer(req ResolveRequest) error {
 	switch req.Scope {
-	case "", "once", "session", "always":
+	case "", protocol.ScopeOnce, protocol.ScopeSession, protocol.ScopeAlways:
 	default:
 		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
 	}
 	if req.Rule != "" {
-		if req.Scope != "session" && req.Scope != "always" {
+		if req.Scope != protocol.ScopeSession && req.Scope != protocol.ScopeAlways {
 			return &ConfigError{Err: errors.New("a rule is saved only with a session or always approval")}
 		}
 		if _, err := permission.ParseRule(req.Rule); err != nil {
@@ -414,21 +416,21 @@ func checkAnswer(req ResolveRequest) error {
 	return nil
 }
 
-func scopeName(s string) string {
+func scopeName(s protocol.ApprovalScope) protocol.ApprovalScope {
 	if s == "" {
-		return "once"
+		return protocol.ScopeOnce
 	}
 	return s
 }
 
 // grant stores the narrowest rule covering c for the scope of an approval
 // and applies it to the rest of this turn.
-func (t *turn) grant(c *call, d permission.Decision, scope string) error {
-	if scope != "session" && scope != "always" || d.Suggest == "" || t.policy == nil {
+func (t *turn) grant(c *call, d permission.Decision, scope protocol.ApprovalScope) error {
+	if scope != protocol.ScopeSession && scope != protocol.ScopeAlways || d.Suggest == "" || t.policy == nil {
 		return nil
 	}
 	key, origin := "session:"+t.sess.ID, "session grant"
-	if scope == "always" {
+	if scope == protocol.ScopeAlways {
 		key, origin = t.ws.Root(), "project grant"
 	}
 	if err := t.core.opts.Store.AddGrant(t.bg, key, d.Suggest); err != nil {

@@ -192,9 +192,9 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		for _, t := range todos {
 			mark := "[ ]"
 			switch t.Status {
-			case "in_progress":
+			case protocol.TodoInProgress:
 				mark = "[~]"
-			case "completed":
+			case protocol.TodoCompleted:
 				mark = "[x]"
 			}
 			fmt.Fprintf(w, "  %s %s\n", mark, termsafe.Sanitize(t.Content))

@@ -12,14 +12,6 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-// The statuses an approval may have.
-const (
-	ApprovalPending   = "pending"
-	ApprovalApproved  = "approved"
-	ApprovalRejected  = "rejected"
-	ApprovalCancelled = "cancelled"
-)
-
 // CreateApproval stores a pending approval; a.ID must be set. It sets
 // a.Status to pending and a zero a.CreatedAt to now (UTC, to the
 // millisecond). A missing session is ErrNotFound.
@@ -46,7 +38,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', '', ?)`,
 		a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), ms(created)); err != nil {
 		return sessionError("create approval "+a.ID, a.SessionID, err)
 	}
-	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = ApprovalPending, "", created, time.Time{}
+	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = protocol.ApprovalPending, "", created, time.Time{}
 	return nil
 }
 
@@ -97,9 +89,9 @@ WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, session
 // the person's feedback. It fails with an error wrapping ErrNotFound if no
 // such approval is pending, so of two front ends answering the same
 // approval, exactly one succeeds.
-func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error {
-	if status != ApprovalApproved && status != ApprovalRejected {
-		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, ApprovalApproved, ApprovalRejected)
+func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id string, status protocol.ApprovalStatus, feedback string) error {
+	if status != protocol.ApprovalApproved && status != protocol.ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, protocol.ApprovalApproved, protocol.ApprovalRejected)
 	}
 	res, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, feedback = ?, resolved_at = ?
 WHERE session_id = ? AND id = ? AND status = 'pending'`,
@@ -120,8 +112,8 @@ WHERE session_id = ? AND id = ? AND status = 'pending'`,
 // ClearPendingApprovals marks all the session's pending approvals
 // "cancelled".
 func (s *SQLite) ClearPendingApprovals(ctx context.Context, sessionID string) error {
-	if _, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = 'cancelled', resolved_at = ?
-WHERE session_id = ? AND status = 'pending'`, ms(s.now()), sessionID); err != nil {
+	if _, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?
+WHERE session_id = ? AND status = ?`, protocol.ApprovalCancelled, ms(s.now()), sessionID, protocol.ApprovalPending); err != nil {
 		return fmt.Errorf("clear pending approvals: session %s: %w", sessionID, err)
 	}
 	return nil

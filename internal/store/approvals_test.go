@@ -30,7 +30,7 @@ func TestApprovals(t *testing.T) {
 	if err := s.CreateApproval(ctx, a1); err != nil {
 		t.Fatal(err)
 	}
-	if a1.Status != ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
+	if a1.Status != protocol.ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("CreateApproval left %+v", a1)
 	}
 	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}}
@@ -59,19 +59,20 @@ func TestApprovals(t *testing.T) {
 	if err := s.ResolveApproval(ctx, "s", "a1", "maybe", ""); err == nil {
 		t.Error("ResolveApproval with a bad status succeeded")
 	}
-	if err := s.ResolveApproval(ctx, "other", "a1", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "other", "a1", protocol.ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ResolveApproval in the wrong session = %v", err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", ApprovalRejected, "not that"); err != nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", protocol.ApprovalRejected, "not that"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a1", protocol.ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("second ResolveApproval = %v, want ErrNotFound", err)
 	}
-	var status, feedback string
+	var status protocol.ApprovalStatus
+	var feedback string
 	var resolved int64
 	if err := s.r.QueryRow(`SELECT status, feedback, resolved_at FROM approvals WHERE id = 'a1'`).
-		Scan(&status, &feedback, &resolved); err != nil || status != ApprovalRejected || feedback != "not that" || resolved != ms(clock.Now()) {
+		Scan(&status, &feedback, &resolved); err != nil || status != protocol.ApprovalRejected || feedback != "not that" || resolved != ms(clock.Now()) {
 		t.Errorf("a1 stored as %q %q %d, %v", status, feedback, resolved, err)
 	}
 
@@ -85,7 +86,7 @@ func TestApprovals(t *testing.T) {
 	if got, _ = s.PendingApprovals(ctx, "s"); len(got) != 0 {
 		t.Errorf("PendingApprovals after clear = %+v", got)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a2", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a2", protocol.ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ResolveApproval of a cancelled approval = %v", err)
 	}
 	if got, _ = s.PendingApprovals(ctx, "other"); len(got) != 1 {
@@ -104,7 +105,7 @@ func TestResolveApprovalOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", ApprovalApproved, "") })
+		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", protocol.ApprovalApproved, "") })
 	}
 	wg.Wait()
 	close(results)

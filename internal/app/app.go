@@ -115,7 +115,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
 		regc <- registryResult{reg, err}
 	}()
-	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
+	st, err := OpenStore(ctx, home)
 	rr := <-regc
 	if err != nil {
 		return nil, err

@@ -178,7 +178,7 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 			}
 			// Summarising failed: fall back to dropping whole old turns
 			// from the view, and say so.
-			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
+			t.tell(protocol.Event{Type: protocol.EventWarning, Step: t.step,
 				Text: "compaction failed (" + err.Error() + "); dropping the oldest turns from the model's view instead"})
 			t.compactFailed = true
 			dropped = true

@@ -105,7 +105,7 @@ func (t *turn) runHooks(ev hooks.Event) hooks.Result {
 	ev.TranscriptPath = t.syncTranscript()
 	res := t.hooks.Run(t.ctx, ev)
 	for _, w := range res.Warnings {
-		t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
+		t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
 	}
 	if res.Halt {
 		t.hk.halt(res.StopReason)
@@ -131,7 +131,7 @@ func (t *turn) syncTranscript() string {
 	if err := t.hk.transcript.Sync(history); err != nil {
 		if !t.hk.failed {
 			t.hk.failed = true
-			t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: "hooks get no transcript: " + err.Error(), Step: t.step})
+			t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: "hooks get no transcript: " + err.Error(), Step: t.step})
 		}
 		return ""
 	}
@@ -154,7 +154,7 @@ func (t *turn) hookNotices() {
 		t.core.noticed[n] = true
 		t.core.mu.Unlock()
 		if !seen {
-			t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: n})
+			t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: n})
 		}
 	}
 }
@@ -166,7 +166,7 @@ func (t *turn) waitHooks() {
 		return
 	}
 	for _, w := range t.hooks.Wait(t.ctx) {
-		t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
+		t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
 	}
 }
 

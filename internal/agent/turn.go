@@ -280,7 +280,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	}
 	defer func() { err = t.finish(err) }()
 	for _, w := range toolWarnings {
-		t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+		t.tell(protocol.Event{Type: protocol.EventWarning, Text: w})
 	}
 	return body(t)
 }
@@ -355,8 +355,20 @@ type turn struct {
 	step  int
 }
 
+// emit stores e (unless it is a delta) and hands it to the sink; an error
+// means it could not be stored.
 func (t *turn) emit(e protocol.Event) error {
 	return t.record(nil, e)
+}
+
+// tell emits an event the turn goes on without (a warning, a retry, a
+// hook's notice): if it cannot be stored, the error is logged rather than
+// returned, so a full disk does not end the turn over a notice — and is
+// not dropped silently either.
+func (t *turn) tell(e protocol.Event) {
+	if err := t.emit(e); err != nil {
+		t.core.log.Warn("store event", "session", t.sess.ID, "turn", t.id, "type", string(e.Type), "err", err)
+	}
 }
 
 // recordCompaction stores a compaction record with its event.
@@ -496,7 +508,7 @@ func (t *turn) run(input string) error {
 		if t.core.opts.Context != nil {
 			text, warnings := t.core.opts.Context(t.ws.Root())
 			for _, w := range warnings {
-				t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+				t.tell(protocol.Event{Type: protocol.EventWarning, Text: w})
 			}
 			if strings.TrimSpace(text) != "" {
 				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
@@ -624,7 +636,7 @@ func (t *turn) checkBudget() error {
 				t.warned = make(map[string]bool)
 			}
 			t.warned[g.what] = true
-			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
+			t.tell(protocol.Event{Type: protocol.EventWarning, Step: t.step,
 				Text: fmt.Sprintf("%s budget 80%% spent: %s of %s", g.what, g.format(g.used), g.format(g.limit))})
 		}
 	}
@@ -686,7 +698,7 @@ func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
 			if d.Err != nil {
 				msg = d.Err.Error()
 			}
-			t.emit(protocol.Event{Type: protocol.EventRetry, Error: msg, Attempt: d.Attempt,
+			t.tell(protocol.Event{Type: protocol.EventRetry, Error: msg, Attempt: d.Attempt,
 				DelayMS: time.Duration(d.Delay).Milliseconds(), Step: t.step})
 		}
 	})

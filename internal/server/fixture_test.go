@@ -260,7 +260,6 @@ func (f *fixture) waitIdle(id string) *protocol.Session {
 type client struct {
 	t      testing.TB
 	resp   *http.Response
-	r      *sse.Reader
 	cancel context.CancelFunc
 	events chan streamed
 }

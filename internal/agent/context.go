@@ -302,7 +302,7 @@ func (t *turn) retell() error {
 // Compact summarises a session's older messages now (/compact), with
 // optional instructions for the summary, and stores the compaction so
 // every later request (in any process) sees the summary instead of them.
-func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) error {
+func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink Sink) error {
 	return c.drive(ctx, turnSetup{sessionID: sessionID}, sink, func(t *turn) error {
 		if !t.contextOn() {
 			return errors.New("compaction needs the model catalog")

@@ -411,7 +411,7 @@ func (t *turn) afterCompaction(trigger, summary string) error {
 // "prompt_input_exit" when the user leaves the REPL, "clear" for /clear).
 // Their warnings go to sink; it returns when they (async ones included)
 // have ended.
-func (c *Core) EndSession(ctx context.Context, sessionID, reason string, sink func(protocol.Event)) error {
+func (c *Core) EndSession(ctx context.Context, sessionID, reason string, sink Sink) error {
 	if c.opts.Hooks == nil {
 		return nil
 	}

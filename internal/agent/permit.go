@@ -257,7 +257,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 // the paused turn is resumed here, as Resolve does, and its events go to
 // sink. Of several answers to one approval the first wins; the others get
 // ErrNoPendingApproval.
-func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink Sink) error {
 	if err := checkAnswer(req); err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ var ErrNoPendingApproval = errors.New("no such pending approval")
 // the approved call runs (or gets the rejection as its result), then the
 // rest of that model response's calls, then the next model step. It works
 // from any process: the pause lives in the store.
-func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink Sink) error {
 	pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
 	if err != nil {
 		return err

@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/tools/builtin"
 )
 
 // warningFails is a store that cannot store warnings.
@@ -60,5 +63,51 @@ func TestUnstoredWarningIsLogged(t *testing.T) {
 	}
 	if got := logs.String(); !strings.Contains(got, "store event") || !strings.Contains(got, "type=warning") || !strings.Contains(got, "disk full") {
 		t.Errorf("log %q; want the lost warning", got)
+	}
+}
+
+// The Sink contract: one call at a time even while a parallel batch
+// streams output from several goroutines, stored events with their
+// Sequence set and in order, and no call after Run returns.
+func TestSinkContract(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{Permissions: askPolicy(t)}, builtin.NewRunCommand())
+	var calls []llmtest.ToolCall
+	for _, id := range []string{"a", "b", "c"} {
+		calls = append(calls, llmtest.ToolCall{ID: id, Name: "run_command",
+			Arguments: `{"command":"for i in 1 2 3 4 5; do echo ` + id + `$i; sleep 0.02; done"}`})
+	}
+	f.srv.Enqueue(llmtest.Reply{ToolCalls: calls}, llmtest.Text("done"))
+	s := f.session()
+	var inside, returned atomic.Int32
+	var last int64
+	var outputs int
+	err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "go"}, func(e protocol.Event) {
+		if inside.Add(1) != 1 {
+			t.Error("the sink was called while another call ran")
+		}
+		defer inside.Add(-1)
+		if returned.Load() != 0 {
+			t.Error("the sink was called after Run returned")
+		}
+		time.Sleep(time.Millisecond) // a slow sink widens any overlap
+		switch {
+		case e.Type.Stored() && e.Sequence <= last:
+			t.Errorf("%s with sequence %d after %d", e.Type, e.Sequence, last)
+		case e.Type.Stored():
+			last = e.Sequence
+		case e.Sequence != 0:
+			t.Errorf("delta %s with sequence %d", e.Type, e.Sequence)
+		}
+		if e.Type == protocol.EventToolOutput {
+			outputs++
+		}
+	})
+	returned.Store(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outputs < 3 {
+		t.Errorf("%d tool.output events, want the three commands' output", outputs)
 	}
 }

@@ -72,15 +72,14 @@ func (c *Core) SubmitTurn(ctx context.Context, req TurnRequest) iter.Seq2[protoc
 }
 
 // Run takes one user message through the loop of DESIGN §3, reporting every
-// event to sink (which is called from one goroutine at a time and must not
-// block for long). It returns nil when the model answered without tool
+// event to sink (see Sink for when and how it is called). It returns nil when the model answered without tool
 // calls; otherwise the reason the turn ended: ctx's error when cancelled,
 // *MaxIterationsError, *ConfigError, ErrTurnActive, *store.LeaseHeldError,
 // ErrSessionNotFound, or the provider's or store's error.
 //
 // Whatever happens, when Run returns the session is not left running: its
 // status is idle, failed or cancelled, and the lease is released.
-func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Event)) error {
+func (c *Core) Run(ctx context.Context, req TurnRequest, sink Sink) error {
 	if sess, err := c.opts.Store.GetSession(ctx, req.SessionID); err == nil && sess.Status == protocol.StatusWaitingForApproval {
 		pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
 		if err != nil {
@@ -106,7 +105,7 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 
 // runQueued sends, as one more turn each time, the messages queued while
 // the session was busy, until none is left or a turn does not end well.
-func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protocol.Event)) error {
+func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink Sink) error {
 	for {
 		queued, err := c.opts.Store.TakeInputs(ctx, setup.sessionID)
 		if err != nil || len(queued) == 0 {
@@ -127,7 +126,7 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protoco
 // Enqueue stores a user message for a session that is busy (running or
 // waiting for an approval) and emits input.queued. The message is sent,
 // in order with other queued ones, when the session's turn ends.
-func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink func(protocol.Event)) (protocol.QueuedInput, error) {
+func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink Sink) (protocol.QueuedInput, error) {
 	q, err := c.opts.Store.EnqueueInput(ctx, sessionID, input)
 	if err != nil {
 		return q, fmt.Errorf("queue input: %w", err)
@@ -167,7 +166,7 @@ type turnSetup struct {
 // session, no ready model, a malformed policy, a turn already running here
 // or elsewhere), hold the lease with a heartbeat, and record how the turn
 // ended whatever happens.
-func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Event), body func(*turn) error) (err error) {
+func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(*turn) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -315,7 +314,7 @@ type turn struct {
 	windowCap int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
-	sink   func(protocol.Event)
+	sink   Sink
 	start  time.Time
 
 	stopHookActive bool

@@ -87,7 +87,9 @@ func TestDiscoverShadowAndLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	skill := func(name, desc string) string { return "---\nname: " + name + "\ndescription: " + desc + "\n---\nBody of " + name + "\n" }
+	skill := func(name, desc string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\n---\nBody of " + name + "\n"
+	}
 	write(filepath.Join(home, "a", "SKILL.md"), skill("a", "home a"))
 	write(filepath.Join(ws, ".claude", "skills", "a", "SKILL.md"), skill("a", "project a"))
 	write(filepath.Join(ws, ".claude", "skills", "b", "SKILL.md"), skill("b", "project b"))

@@ -15,13 +15,14 @@
 //     a person accepts one (its line is added to the memory file, written
 //     atomically) or rejects it. A candidate is never read into a prompt.
 //
-// The package reads files and nothing else: it does not freeze the result
-// into a session (DESIGN §2, invariant 4). The agent calls Load on a
-// session's first turn and stores the text; later edits affect new sessions
-// only. The CLI may call it to show what a workspace would load, and to
-// review candidates. memory imports only safefile, which opens files without blocking and only if
-// they are regular (a named pipe or a device as AGENTS.md is skipped with a
-// warning, never waited on).
+// The package reads files (and writes only candidates and the memory
+// files a person accepts them into): it does not freeze anything into a
+// session (DESIGN §2, invariant 4). The agent calls Load and LoadNotes on
+// a session's first turn and stores the text; later edits affect new
+// sessions only. The CLI may call it to show what a workspace would load
+// and to review candidates. memory imports only safefile, which opens
+// files without blocking and only if they are regular (a named pipe or a
+// device as AGENTS.md is skipped with a warning, never waited on).
 //
 // Decisions, for the record:
 //

@@ -35,6 +35,12 @@ type TurnRequest struct {
 	OnAsk AskPolicy
 	// Budget caps the turn; zero fields are no cap.
 	Budget Budget
+	// TurnModel, if set, is the model of this turn only (a custom
+	// command's model): the session keeps its own for the next turns.
+	TurnModel string
+	// Grants are allow rules for this turn only (a custom command's
+	// allowed-tools); deny rules and hard checks still apply.
+	Grants []permission.Grant
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -95,7 +101,8 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
 		}
 	}
-	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
+	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget,
+		turnModel: req.TurnModel, grants: req.Grants}
 	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
 	if err != nil {
 		return err
@@ -116,7 +123,7 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protoco
 			parts[i] = q.Content
 		}
 		input := strings.Join(parts, "\n\n")
-		setup.model = ""
+		setup.model, setup.turnModel, setup.grants = "", "", nil
 		if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(input) }); err != nil {
 			return err
 		}
@@ -160,6 +167,8 @@ type turnSetup struct {
 	onAsk     AskPolicy
 	turnID    string // set when resuming a paused turn
 	budget    Budget
+	turnModel string             // the model of this turn only, if set
+	grants    []permission.Grant // allow rules of this turn only
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -179,7 +188,10 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return err
 	}
 	modelID := setup.model
-	if modelID == "" {
+	switch {
+	case setup.turnModel != "":
+		modelID = setup.turnModel
+	case modelID == "":
 		modelID = sess.Model
 	}
 	model, err := c.opts.Models(modelID)
@@ -210,6 +222,11 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		if policy, err = c.opts.Permissions(ctx, sess); err != nil {
 			return &ConfigError{Err: err}
 		}
+		if len(setup.grants) > 0 {
+			if policy, err = policy.WithGrants(setup.grants...); err != nil {
+				return &ConfigError{Err: err}
+			}
+		}
 	}
 	var runner *hooks.Runner
 	if c.opts.Hooks != nil {
@@ -239,22 +256,23 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	}()
 
 	t := &turn{
-		core:   c,
-		ctx:    ctx,
-		bg:     bg,
-		sess:   sess,
-		model:  model,
-		ws:     ws,
-		files:  files,
-		policy: policy,
-		hooks:  runner,
-		git:    git,
-		onAsk:  setup.onAsk,
-		budget: setup.budget,
-		id:     setup.turnID,
-		sink:   sink,
-		seen:   make(map[string]bool),
-		start:  c.opts.Now(),
+		core:             c,
+		ctx:              ctx,
+		bg:               bg,
+		sess:             sess,
+		model:            model,
+		ws:               ws,
+		files:            files,
+		policy:           policy,
+		hooks:            runner,
+		git:              git,
+		onAsk:            setup.onAsk,
+		keepSessionModel: setup.turnModel != "",
+		budget:           setup.budget,
+		id:               setup.turnID,
+		sink:             sink,
+		seen:             make(map[string]bool),
+		start:            c.opts.Now(),
 	}
 	if t.id == "" {
 		t.id = newID()
@@ -270,23 +288,25 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 // turn is the state of one running turn. Its methods run on Run's
 // goroutine, except the tool calls of a parallel batch (see runBatch).
 type turn struct {
-	core    *Core
-	ctx     context.Context // cancelled when the turn must stop
-	bg      context.Context // for the writes that must happen anyway
-	sess    *protocol.Session
-	model   Model
-	id      string
-	ws      *tools.Workspace
-	files   *tools.FileTracker
-	policy  *permission.Policy
-	hooks   *hooks.Runner
-	git     func() *GitState // the git status probe started for a new session, if any
-	onAsk   AskPolicy
-	budget  Budget
-	warned  map[string]bool  // budgets already warned about
-	repeats map[string][]int // call key → steps it was made at
-	looping *LoopError
-	maxIter int
+	core   *Core
+	ctx    context.Context // cancelled when the turn must stop
+	bg     context.Context // for the writes that must happen anyway
+	sess   *protocol.Session
+	model  Model
+	id     string
+	ws     *tools.Workspace
+	files  *tools.FileTracker
+	policy *permission.Policy
+	hooks  *hooks.Runner
+	git    func() *GitState // the git status probe started for a new session, if any
+	// keepSessionModel says the turn's model is for this turn only.
+	keepSessionModel bool
+	onAsk            AskPolicy
+	budget           Budget
+	warned           map[string]bool  // budgets already warned about
+	repeats          map[string][]int // call key → steps it was made at
+	looping          *LoopError
+	maxIter          int
 
 	// tooLarge holds the calls whose arguments were dropped (limits.go).
 	tooLarge map[string]int64
@@ -328,6 +348,12 @@ type turn struct {
 	specsEstimate int
 	viewEstimate  int  // estimated prompt tokens of the last request
 	compactFailed bool // a summary failed in this turn: drop old turns instead
+
+	// request is the user's message as typed (before hooks add to it);
+	// user is the stored one. Post-turn observers read them
+	// (afterturn.go).
+	request string
+	user    *protocol.Message
 
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
@@ -448,7 +474,9 @@ func (t *turn) flushHeld() error {
 
 func (t *turn) run(input string) error {
 	st := t.core.opts.Store
-	t.sess.Model = t.model.ID
+	if !t.keepSessionModel {
+		t.sess.Model = t.model.ID
+	}
 	history, err := st.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
@@ -459,13 +487,21 @@ func (t *turn) run(input string) error {
 	}
 	t.hookNotices()
 	var msgs []*protocol.Message
+	var frozen []protocol.Event
+	t.request = input
 	started := t.sessionStart(len(history) == 0)
 	if len(history) == 0 {
-		// A new session: freeze its system prompt, with what SessionStart
-		// hooks add.
+		// A new session: freeze its system prompt, with its memory and
+		// skill index (sessionctx.go) and what SessionStart hooks add.
+		sc := t.sessionContext(input)
 		prompt := t.core.opts.SystemPrompt
 		if prompt == "" {
-			prompt = BuildPrompt(t.environment()).Text()
+			prompt = BuildPrompt(t.environment()).WithContext(sc).Text()
+		} else {
+			prompt = withSections(prompt, sc)
+		}
+		if sc != nil {
+			frozen = append(frozen, protocol.Event{Type: protocol.EventContextFrozen, Context: &sc.Frozen})
 		}
 		if started != "" {
 			prompt += "\n\n" + started
@@ -507,12 +543,14 @@ func (t *turn) run(input string) error {
 	// new session's system prompt) are stored together, before the model
 	// is called.
 	t.statusEvent(protocol.StatusRunning, "")
-	if err := t.record(msgs,
-		protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
-		protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID},
-		protocol.Event{Type: protocol.EventMessageCompleted, Message: user}); err != nil {
+	evs := append([]protocol.Event{
+		{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
+		{Type: protocol.EventTurnStarted, Model: t.model.ID}},
+		append(frozen, protocol.Event{Type: protocol.EventMessageCompleted, Message: user})...)
+	if err := t.record(msgs, evs...); err != nil {
 		return err
 	}
+	t.user = user
 	// Repair once; from here on every message is appended to the view as
 	// it is stored, and every call gets its result in call order, so the
 	// view stays equal to repairView of the stored transcript. With
@@ -776,7 +814,15 @@ func (t *turn) finish(runErr error) error {
 			done.CostUSD = &c
 		}
 		t.statusEvent(protocol.StatusIdle, "")
-		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
+		// Post-turn observers (afterturn.go): requests to remember are
+		// recorded with the end of the turn; a skill proposal is asked for
+		// in the background once it is recorded. Neither fails the turn.
+		evs := append(t.rememberRequests(), protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
+		if err := t.record(nil, evs...); err != nil {
+			return err
+		}
+		t.proposeSkill()
+		return nil
 	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
 		t.statusEvent(protocol.StatusCancelled, "")

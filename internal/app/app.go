@@ -23,6 +23,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/secret"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
@@ -50,6 +51,7 @@ type App struct {
 	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
+	skillCats     skillCatalogs             // sessions' frozen skills (extensions.go)
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
@@ -85,10 +87,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg *tools.Registry
 		err error
 	}
+	a := &App{Home: home, Config: cfg, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	regc := make(chan registryResult, 1)
 	go func() {
 		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills))...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
@@ -101,8 +105,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
+	a.Store = st
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -115,6 +118,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
 		Context:          a.contextFiles,
+		SessionContext:   a.sessionContext,
+		Remember:         a.remember,
+		ProposeSkill:     a.proposeSkillFunc(),
+		MinProposalCalls: cfg.Skills.MinProposalCalls,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),

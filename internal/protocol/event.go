@@ -41,6 +41,16 @@ const (
 	// or said something that changes nothing.
 	EventHookWarning EventType = "hook.warning"
 	EventRetry       EventType = "provider.retry"
+	// EventContextFrozen records what a new session's system prompt was
+	// frozen with (Context): its memory files and its skills.
+	EventContextFrozen EventType = "context.frozen"
+	// EventMemoryCandidate reports a request to remember found in the
+	// user's message (Candidate), kept for a person to accept or reject.
+	EventMemoryCandidate EventType = "memory.candidate"
+	// EventSkillProposed reports a skill the model proposed from a
+	// finished turn (Proposal), kept for a person to accept or reject. It
+	// comes after the turn's turn.completed.
+	EventSkillProposed EventType = "skill.proposed"
 )
 
 // Event is one thing that happened in a session. Sequence strictly increases
@@ -107,6 +117,12 @@ type Event struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
+	// Context is the payload of context.frozen.
+	Context *FrozenContext `json:"context,omitempty"`
+	// Candidate is the payload of memory.candidate.
+	Candidate *MemoryCandidate `json:"candidate,omitempty"`
+	// Proposal is the payload of skill.proposed.
+	Proposal *SkillProposal `json:"proposal,omitempty"`
 }
 
 // Stored reports whether events of type t are kept in the store. Deltas are

@@ -111,16 +111,23 @@ func discoverRoot(r Root) ([]Command, []string) {
 			return nil, []string{fmt.Sprintf("commands in %s are not loaded: %v", r.Dir, err)}
 		}
 	}
-	if fi, err := os.Stat(r.Dir); err != nil || !fi.IsDir() {
+	fi, err := os.Stat(r.Dir)
+	if err != nil {
 		return nil, nil
+	}
+	// A root may be a single command file (a plugin's manifest can list
+	// files): it is walked as a folder holding only itself.
+	top := r.Dir
+	if !fi.IsDir() {
+		top = filepath.Dir(r.Dir)
 	}
 	var out []Command
 	var warnings []string
 	_ = filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == r.Dir {
+		if err != nil || (p == r.Dir && d.IsDir()) {
 			return nil
 		}
-		rel, _ := filepath.Rel(r.Dir, p)
+		rel, _ := filepath.Rel(top, p)
 		if strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return filepath.SkipDir

@@ -71,6 +71,15 @@ func TestDiscoverAndExpand(t *testing.T) {
 	}
 }
 
+// A root may be one file, as a plugin's manifest can list command files.
+func TestSingleFileRoot(t *testing.T) {
+	t.Parallel()
+	cmds, warnings := Discover([]Root{{Dir: abs(t, "project/.claude/commands/fix-issue.md"), Source: "plugin:x"}})
+	if len(cmds) != 1 || cmds[0].Name != "fix-issue" || len(warnings) != 0 {
+		t.Errorf("%+v %q", cmds, warnings)
+	}
+}
+
 func TestProjectLinksRefused(t *testing.T) {
 	t.Parallel()
 	ws, outside := t.TempDir(), t.TempDir()

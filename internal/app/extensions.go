@@ -36,7 +36,9 @@ var projectSkillDirs = []string{".mx-claw/skills", ".claude/skills", ".agents/sk
 var projectCommandDirs = []string{".mx-claw/commands", ".claude/commands"}
 
 // SkillStore returns the home's skill folders (active and proposed).
-func (a *App) SkillStore() skills.Store { return skills.Store{Dir: filepath.Join(a.Home, SkillsDirName)} }
+func (a *App) SkillStore() skills.Store {
+	return skills.Store{Dir: filepath.Join(a.Home, SkillsDirName)}
+}
 
 // MemoryCandidates returns the home's memory candidates.
 func (a *App) MemoryCandidates() memory.Candidates { return memory.Candidates{Home: a.Home} }

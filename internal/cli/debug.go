@@ -27,7 +27,7 @@ func newDebugCmd(stdio IO) *cobra.Command {
 
 type debugPromptFlags struct {
 	cwd, model, mode, approvals, first string
-	yolo, json                  bool
+	yolo, json                         bool
 }
 
 func newDebugPromptCmd(stdio IO) *cobra.Command {

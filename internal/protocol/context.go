@@ -66,3 +66,13 @@ type SkillProposal struct {
 	// TurnID is the turn it was learned from.
 	TurnID string `json:"turnId"`
 }
+
+// SlashCommand describes a custom slash command for a front end's help
+// and completion.
+type SlashCommand struct {
+	Name         string `json:"name"`
+	ArgumentHint string `json:"argumentHint,omitempty"`
+	Description  string `json:"description"`
+	// Source is "user", "project" or "plugin:NAME".
+	Source string `json:"source"`
+}

@@ -46,13 +46,14 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 			return nil, &ConfigError{Err: err}
 		}
 	}
-	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt, Tools: toolSpecs(c.opts.Tools)}
+	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt}
 	var sc *SessionContext
 	if c.opts.SessionContext != nil {
 		v := c.opts.SessionContext(ctx, sess, firstMessage)
 		sc = &v
 		p.Warnings = append(p.Warnings, v.Warnings...)
 	}
+	p.Tools = offeredTools(c.opts.Tools, sc != nil && len(sc.Frozen.Skills) > 0)
 	if p.SystemPrompt == "" {
 		e := c.environment(ctx, ws, sess, model, policy, onAsk)
 		e.System, e.Git = systemName(), probeGit(ctx, ws.Root())

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/skills"
+	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
 // A new session's system prompt holds, after its instructions and
@@ -126,4 +129,45 @@ func withSections(prompt string, sc *SessionContext) string {
 		}
 	}
 	return prompt
+}
+
+// frozenScan bounds the events searched for a session's context.frozen:
+// it is stored with the session's first message, among its first events.
+const frozenScan = 32
+
+// frozenSkills reports whether the session was frozen with skills, from
+// its context.frozen event.
+func (t *turn) frozenSkills() bool {
+	evs, err := t.core.opts.Store.Events(t.bg, t.sess.ID, 0, frozenScan)
+	if err != nil {
+		return false
+	}
+	for _, e := range evs {
+		if e.Type == protocol.EventContextFrozen && e.Context != nil {
+			return len(e.Context.Skills) > 0
+		}
+	}
+	return false
+}
+
+// offeredTools returns the tool schemas of the turn's requests.
+func (t *turn) offeredTools() []llm.Tool { return offeredTools(t.core.opts.Tools, t.hasSkills) }
+
+// offeredTools returns the tool schemas of a session's requests: every
+// tool of the registry, but the skill tool only for a session with
+// skills. A session without skills pays nothing for the feature, and the
+// set stays the same on every request of a session (its skills are
+// frozen), so the prompt cache keeps working.
+func offeredTools(reg *tools.Registry, hasSkills bool) []llm.Tool {
+	specs := toolSpecs(reg)
+	if hasSkills {
+		return specs
+	}
+	out := specs[:0]
+	for _, s := range specs {
+		if s.Name != skills.ToolName {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -354,6 +354,9 @@ type turn struct {
 	// (afterturn.go).
 	request string
 	user    *protocol.Message
+	// hasSkills says the session was frozen with skills: only then is it
+	// offered the skill tool (sessionctx.go).
+	hasSkills bool
 
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
@@ -503,6 +506,7 @@ func (t *turn) run(input string) error {
 		if sc != nil {
 			frozen = append(frozen, protocol.Event{Type: protocol.EventContextFrozen, Context: &sc.Frozen})
 		}
+		t.hasSkills = sc != nil && len(sc.Frozen.Skills) > 0
 		if started != "" {
 			prompt += "\n\n" + started
 		}
@@ -519,6 +523,7 @@ func (t *turn) run(input string) error {
 			}
 		}
 	} else {
+		t.hasSkills = t.frozenSkills()
 		if note := t.environmentNote(); note != "" {
 			// What changed since the model was last told (mode, model,
 			// date…) comes as a note before the message: the system
@@ -564,7 +569,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.core.opts.Tools)
+	specs := t.offeredTools()
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err

@@ -163,12 +163,14 @@ func (a *App) sessionSkills(ctx context.Context, sessionID string) (*skills.Cata
 	if err != nil {
 		return nil, err
 	}
+	if fc == nil {
+		// Not frozen yet, or a session from before skills: not cached.
+		return skills.NewCatalog(nil), nil
+	}
 	var list []skills.Skill
-	if fc != nil {
-		for _, s := range fc.Skills {
-			list = append(list, skills.Skill{Name: s.Name, Description: s.Description, AllowedTools: s.AllowedTools,
-				Dir: s.Dir, Base: s.Base, Source: s.Source})
-		}
+	for _, s := range fc.Skills {
+		list = append(list, skills.Skill{Name: s.Name, Description: s.Description, AllowedTools: s.AllowedTools,
+			Dir: s.Dir, Base: s.Base, Source: s.Source})
 	}
 	cat = skills.NewCatalog(list)
 	a.skillCats.mu.Lock()

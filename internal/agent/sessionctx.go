@@ -74,8 +74,9 @@ type SkillEntry struct {
 // whose first message is firstMessage.
 type SessionContextFunc func(ctx context.Context, sess *protocol.Session, firstMessage string) SessionContext
 
-// sections renders the memory and skills sections ("" for an empty one).
-func (sc *SessionContext) sections() (memory, skills string) {
+// Sections renders the memory and skills sections of the prompt ("" for
+// an empty one).
+func (sc *SessionContext) Sections() (memory, skills string) {
 	if sc == nil {
 		return "", ""
 	}
@@ -102,7 +103,7 @@ func execute(t *template.Template, data any) string {
 
 // WithContext returns p with the memory and skills sections of sc.
 func (p Prompt) WithContext(sc *SessionContext) Prompt {
-	p.Memory, p.Skills = sc.sections()
+	p.Memory, p.Skills = sc.Sections()
 	return p
 }
 
@@ -122,7 +123,7 @@ func (t *turn) sessionContext(firstMessage string) *SessionContext {
 // withSections appends the memory and skills sections of sc to an
 // embedder's system prompt.
 func withSections(prompt string, sc *SessionContext) string {
-	memory, skills := sc.sections()
+	memory, skills := sc.Sections()
 	for _, part := range []string{memory, skills} {
 		if part != "" {
 			prompt += "\n\n" + part

@@ -52,6 +52,7 @@ type App struct {
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
 	skillCats     skillCatalogs             // sessions' frozen skills (extensions.go)
+	skillCache    skills.Cache              // parsed SKILL.md files
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey

@@ -56,8 +56,13 @@ func (a *App) trusted(ctx context.Context, workspace string) bool {
 // Skills finds the skills a new session in workspace may load: the
 // user's, the trusted workspace's, the enabled plugins'.
 func (a *App) Skills(ctx context.Context, workspace string) ([]skills.Skill, []string) {
+	return a.skillsFor(workspace, a.trusted(ctx, workspace))
+}
+
+// skillsFor finds the skills of a workspace, trusted or not.
+func (a *App) skillsFor(workspace string, trusted bool) ([]skills.Skill, []string) {
 	roots := []skills.Root{{Dir: a.SkillStore().Active(), Source: "user"}}
-	if a.trusted(ctx, workspace) {
+	if trusted {
 		for _, d := range projectSkillDirs {
 			roots = append(roots, skills.Root{Dir: filepath.Join(workspace, filepath.FromSlash(d)), Source: "project", Base: workspace})
 		}
@@ -68,7 +73,7 @@ func (a *App) Skills(ctx context.Context, workspace string) ([]skills.Skill, []s
 			roots = append(roots, skills.Root{Dir: d, Source: "plugin:" + p.Name, Prefix: p.Name + ":", Base: p.Dir})
 		}
 	}
-	found, warns := skills.Discover(roots)
+	found, warns := skills.Discover(roots, &a.skillCache)
 	return found, append(warnings, warns...)
 }
 
@@ -100,15 +105,19 @@ func (a *App) Commands(ctx context.Context, workspace string) ([]slashcmd.Comman
 // the skills frozen into a new session, the index ranked against its
 // first message.
 func (a *App) sessionContext(ctx context.Context, sess *protocol.Session, first string) agent.SessionContext {
+	return a.contextFor(sess.Workspace, a.trusted(ctx, sess.Workspace), first)
+}
+
+// contextFor is sessionContext for a workspace trusted or not.
+func (a *App) contextFor(workspace string, trusted bool, first string) agent.SessionContext {
 	var sc agent.SessionContext
-	notes, warnings := memory.LoadNotes(memory.NoteOptions{Home: a.Home, Workspace: sess.Workspace,
-		Trusted: a.trusted(ctx, sess.Workspace)})
+	notes, warnings := memory.LoadNotes(memory.NoteOptions{Home: a.Home, Workspace: workspace, Trusted: trusted})
 	sc.Warnings = warnings
 	for _, n := range notes {
 		sc.Memory = append(sc.Memory, agent.MemoryNote{Label: n.Label, Text: n.Text})
 		sc.Frozen.Memory = append(sc.Frozen.Memory, protocol.FrozenMemory{Label: n.Label, Path: n.Path, Bytes: n.Size, Cut: n.Cut, SHA256: n.SHA256})
 	}
-	found, warns := a.Skills(ctx, sess.Workspace)
+	found, warns := a.skillsFor(workspace, trusted)
 	sc.Warnings = append(sc.Warnings, warns...)
 	cat := skills.NewCatalog(found)
 	listed := make(map[string]bool)

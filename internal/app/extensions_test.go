@@ -94,3 +94,59 @@ func TestSplitPrompt(t *testing.T) {
 		t.Errorf("parts %v; joined back equal: %v", names, joined == p)
 	}
 }
+
+// twoHundredSkills installs 200 skills with varied subjects and tasks.
+func twoHundredSkills(t testing.TB, home string) {
+	subjects := []string{"terraform", "kubernetes", "pdf", "excel", "postgres", "react", "django", "rust", "docker",
+		"graphql", "kafka", "redis", "android", "swift", "latex", "figma", "jira", "stripe", "oauth", "grpc"}
+	tasks := []string{"review", "migrate", "debug", "deploy", "document", "optimize", "secure", "test", "scaffold", "report"}
+	for i := 0; i < 200; i++ {
+		s, k := subjects[i%20], tasks[i/20]
+		name := s + "-" + k
+		p := filepath.Join(home, "skills", "active", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := "---\nname: " + name + "\ndescription: Helps " + k + " " + s + " projects: the steps, the commands and the checks the team uses.\n---\n\nSteps.\n"
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// With 200 skills a new session's index lists the 30 that best match its
+// first message, and says how many more the skill tool can search; the
+// prompt grows by a few KiB, not by all 200.
+func TestSessionContextWith200Skills(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	twoHundredSkills(t, home)
+	cfg, _ := config.Load(home)
+	a := &App{Home: home, Config: cfg}
+	sc := a.contextFor(ws, false, "please migrate our postgres schema")
+	if len(sc.Skills) != 30 || sc.MoreSkills != 170 || len(sc.Frozen.Skills) != 200 {
+		t.Fatalf("listed %d, more %d, frozen %d", len(sc.Skills), sc.MoreSkills, len(sc.Frozen.Skills))
+	}
+	found := false
+	for _, s := range sc.Skills {
+		found = found || s.Name == "postgres-migrate"
+	}
+	if !found {
+		t.Error("postgres-migrate is not in the index")
+	}
+	memory, skills := sc.Sections()
+	t.Logf("skill index of 30 of 200 skills: %d bytes (~%d tokens); memory %d bytes", len(skills), len(skills)/4, len(memory))
+	if len(skills) > 6*1024 {
+		t.Errorf("the index is %d bytes", len(skills))
+	}
+}
+
+func BenchmarkSessionContext200Skills(b *testing.B) {
+	home := b.TempDir()
+	twoHundredSkills(b, home)
+	cfg, _ := config.Load(home)
+	a := &App{Home: home, Config: cfg}
+	for b.Loop() {
+		a.contextFor(home, false, "please migrate our postgres schema")
+	}
+}

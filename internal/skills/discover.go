@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/safefile"
 )
@@ -36,13 +38,17 @@ type Root struct {
 // earlier one has is left out with a warning. A root that does not exist
 // is skipped silently; a skill folder that cannot be read or whose
 // SKILL.md is unusable is skipped with a warning. The result is sorted by
-// name.
-func Discover(roots []Root) ([]Skill, []string) {
+// name. cache, if not nil, keeps parsed SKILL.md files between calls.
+func Discover(roots []Root, cache ...*Cache) ([]Skill, []string) {
+	var c *Cache
+	if len(cache) > 0 {
+		c = cache[0]
+	}
 	var out []Skill
 	var warnings []string
 	seen := make(map[string]string) // name → where
 	for _, root := range roots {
-		found, warns := discoverRoot(root)
+		found, warns := discoverRoot(root, c)
 		warnings = append(warnings, warns...)
 		for _, s := range found {
 			if where, dup := seen[s.Name]; dup {
@@ -67,7 +73,7 @@ func sortSkills(s []Skill) {
 }
 
 // discoverRoot reads the skills of one root, in folder order.
-func discoverRoot(root Root) ([]Skill, []string) {
+func discoverRoot(root Root, cache *Cache) ([]Skill, []string) {
 	if root.Base != "" {
 		if err := noLinks(root.Base, root.Dir); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -102,7 +108,7 @@ func discoverRoot(root Root) ([]Skill, []string) {
 			continue
 		}
 		s := Skill{Dir: dir, Source: root.Source, Base: root.Base}
-		doc, err := s.load()
+		doc, err := cache.load(s)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // a folder without SKILL.md is not a skill
 		}
@@ -254,4 +260,49 @@ func (s Skill) Files() (files []File, more bool, err error) {
 		return nil
 	})
 	return files, more, err
+}
+
+// Cache keeps parsed SKILL.md files by path, size and modification time,
+// so a process starting many sessions does not parse every skill each
+// time. It is safe for concurrent use; the zero value is ready.
+type Cache struct {
+	mu   sync.Mutex
+	docs map[string]cachedDoc
+}
+
+type cachedDoc struct {
+	size  int64
+	mtime time.Time
+	doc   Doc
+}
+
+// load returns the skill's parsed SKILL.md, from the cache when the file
+// (not followed if it is a link) has the size and time it had. A nil
+// cache always reads.
+func (c *Cache) load(s Skill) (Doc, error) {
+	if c == nil {
+		return s.load()
+	}
+	path := filepath.Join(s.Dir, FileName)
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return s.load() // the read says what is wrong
+	}
+	c.mu.Lock()
+	d, ok := c.docs[path]
+	c.mu.Unlock()
+	if ok && d.size == fi.Size() && d.mtime.Equal(fi.ModTime()) {
+		return d.doc, nil
+	}
+	doc, err := s.load()
+	if err != nil {
+		return doc, err
+	}
+	c.mu.Lock()
+	if c.docs == nil {
+		c.docs = make(map[string]cachedDoc)
+	}
+	c.docs[path] = cachedDoc{size: fi.Size(), mtime: fi.ModTime(), doc: doc}
+	c.mu.Unlock()
+	return doc, nil
 }

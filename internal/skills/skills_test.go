@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
@@ -181,5 +182,34 @@ func TestToolLoadsBodyAndFiles(t *testing.T) {
 	}
 	if r := run(`{"name":"changelog-writer"}`); !strings.Contains(r.Content, "Bash(git log:*), Bash(git describe:*), Read") {
 		t.Errorf("allowed tools not shown: %s", r.Content)
+	}
+}
+
+// A cached SKILL.md is read again once it changes.
+func TestCacheSeesEdits(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	p := filepath.Join(home, "a", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(desc string, at time.Time) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte("---\nname: a\ndescription: "+desc+"\n---\nx\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c Cache
+	now := time.Now()
+	write("first", now)
+	if got, _ := Discover([]Root{{Dir: home, Source: "user"}}, &c); got[0].Description != "first" {
+		t.Fatal(got)
+	}
+	write("second, longer", now.Add(time.Second))
+	if got, _ := Discover([]Root{{Dir: home, Source: "user"}}, &c); got[0].Description != "second, longer" {
+		t.Errorf("a changed skill was served from the cache: %+v", got)
 	}
 }

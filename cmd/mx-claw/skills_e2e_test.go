@@ -427,13 +427,15 @@ func TestPluginActsOnlyWhenEnabled(t *testing.T) {
 	e := newEnv(t, llmtest.Text("one"), llmtest.Text("two"))
 	root := "plugins/audit-kit"
 	e.writeHomeFile(root+"/.claude-plugin/plugin.json", `{"name": "audit-kit", "version": "0.3.0", "description": "Audit helpers.",
-  "author": {"name": "Example"}, "mcpServers": {"audit-db": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/db"}}}`)
+  "author": {"name": "Example"}}`)
+	// Its MCP server is mx-claw's own (mcp serve), in Claude Code's .mcp.json.
+	e.writeHomeFile(root+"/.mcp.json", `{"mcpServers": {"auditdb": `+e.selfServer()+`}}`)
 	e.writeHomeFile(root+"/skills/log-reader/SKILL.md", skillMD("log-reader", "Reads audit logs.", "Use jq."))
 	e.writeHomeFile(root+"/commands/audit.md", "---\ndescription: Show the audit log\n---\nShow the audit log for $ARGUMENTS.\n")
 	marker := filepath.Join(e.home, "hook-ran")
 	e.writeHomeFile(root+"/hooks/hooks.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch `+marker+`; test -d ${CLAUDE_PLUGIN_ROOT}/skills"}]}]}}`)
 	list := e.mustRun("plugins", "list")
-	if !strings.Contains(list.stdout, "audit-kit  0.3.0  disabled") || !strings.Contains(list.stdout, "MCP server audit-db (not started") {
+	if !strings.Contains(list.stdout, "audit-kit  0.3.0  disabled") || !strings.Contains(list.stdout, "MCP server auditdb (its tools are mcp__auditdb__") {
 		t.Errorf("plugins list:\n%s", list.stdout)
 	}
 	e.mustRun("run", "/audit today")
@@ -448,6 +450,9 @@ func TestPluginActsOnlyWhenEnabled(t *testing.T) {
 	}
 	if p := systemPrompt(t, reqs[1]); !strings.Contains(p, "- audit-kit:log-reader: Reads audit logs.") {
 		t.Errorf("the enabled plugin's skill is not listed:\n%s", p)
+	}
+	if hasTool(reqs[0], "mcp__auditdb__list_sessions") || !hasTool(reqs[1], "mcp__auditdb__list_sessions") {
+		t.Errorf("the plugin's MCP tools: disabled %v, enabled %v", reqs[0].Chat.Tools, reqs[1].Chat.Tools)
 	}
 	if got := userMessage(reqs[1]); got != "Show the audit log for today." {
 		t.Errorf("the enabled plugin's command sent %q", got)

@@ -152,7 +152,7 @@ func (t *turn) frozenSkills() bool {
 }
 
 // offeredTools returns the tool schemas of the turn's requests.
-func (t *turn) offeredTools() []llm.Tool { return offeredTools(t.core.opts.Tools, t.hasSkills) }
+func (t *turn) offeredTools() []llm.Tool { return offeredTools(t.tools, t.hasSkills) }
 
 // offeredTools returns the tool schemas of a session's requests: every
 // tool of the registry, but the skill tool only for a session with

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/hooks"
+	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/plugins"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -252,4 +253,36 @@ func (a *App) proposeSkillFunc() func(context.Context, skills.Trajectory, string
 		return nil
 	}
 	return a.proposeSkill
+}
+
+// addPluginServers adds the MCP servers of the enabled plugins to cfg as
+// the user's own (the user enabled the plugin). A name already taken, by
+// the user's settings, the project or an earlier plugin, is held with the
+// reason.
+func (a *App) addPluginServers(cfg *mcp.Config) {
+	enabled, _ := plugins.Enabled(a.Home)
+	names := make(map[string]bool)
+	for _, s := range cfg.Servers {
+		names[s.Name] = true
+	}
+	for _, p := range enabled {
+		if len(p.MCPServers) == 0 {
+			continue
+		}
+		raw, err := json.Marshal(p.MCPServers)
+		if err != nil {
+			continue
+		}
+		servers, problems := mcp.ParseServers(raw, mcp.SourceUser, p.Manifest)
+		cfg.Problems = append(cfg.Problems, problems...)
+		for _, s := range servers {
+			if names[s.Name] {
+				cfg.Held = append(cfg.Held, mcp.Held{Server: s, Shadowed: true,
+					Reason: fmt.Sprintf("plugin %s's server %q is not started: another server has that name", p.Name, s.Name)})
+				continue
+			}
+			names[s.Name] = true
+			cfg.Servers = append(cfg.Servers, s)
+		}
+	}
 }

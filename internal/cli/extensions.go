@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -432,7 +434,7 @@ func parts(p plugins.Plugin) []string {
 		out = append(out, "hooks")
 	}
 	if len(p.MCPServers) > 0 {
-		out = append(out, "MCP servers (listed, not started: mx-claw has no MCP client yet)")
+		out = append(out, "MCP servers")
 	}
 	if len(out) == 0 {
 		out = append(out, "nothing (the manifest names no parts)")
@@ -466,8 +468,8 @@ func listPlugins(w io.Writer, asJSON bool) error {
 		}
 		fmt.Fprintf(w, "%s  %s  %s  %s\n", p.Name, p.Version, state, oneLine(termsafe.Sanitize(p.Description), 60))
 		fmt.Fprintf(w, "    %s: %s\n", p.Dir, strings.Join(parts(p), ", "))
-		for name := range p.MCPServers {
-			fmt.Fprintf(w, "    MCP server %s (not started: mx-claw has no MCP client yet)\n", name)
+		for _, name := range slices.Sorted(maps.Keys(p.MCPServers)) {
+			fmt.Fprintf(w, "    MCP server %s (its tools are mcp__%s__…)\n", name, name)
 		}
 		for _, n := range p.Notices {
 			fmt.Fprintf(w, "    note: %s\n", termsafe.Sanitize(n))

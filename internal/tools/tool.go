@@ -24,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -90,6 +91,9 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// Commands runs shell commands in the session's sandbox; nil runs
+	// them without one (tests of the tools alone).
+	Commands *execx.Runner
 	// CallID is the id of the call being run.
 	CallID string
 	// Outputs, if set, keeps the whole output of calls whose result is
@@ -105,6 +109,9 @@ type Env struct {
 	// deny rule or a secret store covers it. grep, glob and list_dir skip
 	// such entries and everything beneath them.
 	Hidden func(abs string) bool
+	// Editor, if set, is the user's editor: the file tools read and
+	// write text files through it (see Editor).
+	Editor Editor
 }
 
 // IsHidden reports whether env hides the canonical path abs (see

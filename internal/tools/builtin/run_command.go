@@ -32,6 +32,15 @@ const runCommandSchema = `{
       "minimum": 1,
       "maximum": 600,
       "description": "Seconds before the command is killed. Default 120, at most 600."
+    },
+    "escalate": {
+      "type": "boolean",
+      "description": "Run outside the sandbox. Only after a command failed because the sandbox denied a write or the network, and with a justification; the user is always asked."
+    },
+    "justification": {
+      "type": "string",
+      "maxLength": 300,
+      "description": "With escalate: one line telling the user why the command must run outside the sandbox."
     }
   },
   "required": ["command"],
@@ -57,9 +66,11 @@ func NewRunCommand(extraEnv ...string) tools.Tool {
 }
 
 type runCommandArgs struct {
-	Command string `json:"command"`
-	Workdir string `json:"workdir"`
-	Timeout int    `json:"timeout"`
+	Command       string `json:"command"`
+	Workdir       string `json:"workdir"`
+	Timeout       int    `json:"timeout"`
+	Escalate      bool   `json:"escalate"`
+	Justification string `json:"justification"`
 }
 
 func (*runCommand) Name() string            { return "run_command" }
@@ -76,6 +87,9 @@ func (*runCommand) Summary(args json.RawMessage) string {
 	if r := []rune(cmd); len(r) > 80 {
 		cmd = string(r[:79]) + "…"
 	}
+	if a.Escalate {
+		return "Run outside the sandbox: " + cmd
+	}
 	return "Run " + cmd
 }
 
@@ -90,6 +104,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	}
 	if strings.TrimSpace(a.Command) == "" {
 		return tools.Result{}, fmt.Errorf("the command is empty")
+	}
+	if a.Escalate && strings.TrimSpace(a.Justification) == "" {
+		return tools.Result{}, fmt.Errorf("escalate needs a one-line justification for the user")
 	}
 	dir := ws.Root()
 	if a.Workdir != "" {
@@ -117,6 +134,10 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		// a mistake in it fails only the eval, not the command.
 		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
 	}
+	runner := env.Commands
+	if a.Escalate {
+		runner = runner.Unconfined()
+	}
 	// The whole output goes to a file as it comes; it is kept only if the
 	// result has to be cut.
 	var spill *tools.OutputFile
@@ -130,7 +151,7 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if spill != nil {
 		cmd.Spill = spill
 	}
-	res, err := execx.Run(ctx, cmd)
+	res, err := runner.Run(ctx, cmd)
 	if err != nil {
 		if spill != nil {
 			spill.Discard()
@@ -151,6 +172,11 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		fmt.Fprintf(&b, "[command timed out after %s and was killed]", timeout)
 	default:
 		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
+	}
+	if res.ExitCode != 0 && !a.Escalate && runner.Enforced() {
+		if sn := sandboxNote(res.Output, runner.Sandbox.Policy()); sn != "" {
+			b.WriteString("\n" + sn)
+		}
 	}
 	b.WriteString(note)
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil

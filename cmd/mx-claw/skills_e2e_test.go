@@ -397,10 +397,10 @@ func TestCustomCommandHeadless(t *testing.T) {
 	e := newEnv(t, llmtest.Call("write_file", `{"path":"NOTES.md","content":"shipped\n"}`), llmtest.Text("written"),
 		llmtest.Call("write_file", `{"path":"OTHER.md","content":"x\n"}`), llmtest.Text("refused"))
 	e.writeHomeFile("commands/note.md", "---\ndescription: Write a release note\nargument-hint: [version] [summary]\n"+
-		"allowed-tools: Write, Bash(git log:*)\nmodel: fake/other-model\n---\n\nWrite a note for version $1: $ARGUMENTS\n")
+		"allowed-tools: Write, Bash(git log:*)\nmodel: fake/other-model\n---\n\nWrite a note for version $1: $ARGUMENTS\nAlways keep notes short.\n")
 	r := e.mustRun("run", "--json", "/note v1.2 \"the fast one\"")
 	reqs := e.srv.ChatRequests()
-	if got := userMessage(reqs[0]); got != `Write a note for version v1.2: v1.2 "the fast one"` {
+	if got := userMessage(reqs[0]); got != "Write a note for version v1.2: v1.2 \"the fast one\"\nAlways keep notes short." {
 		t.Errorf("the command sent %q", got)
 	}
 	if reqs[0].Chat.Model != "other-model" {
@@ -408,6 +408,10 @@ func TestCustomCommandHeadless(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(e.ws, "NOTES.md")); err != nil || string(data) != "shipped\n" {
 		t.Errorf("the command's allowed Write did not run: %q %v", data, err)
+	}
+	// The command's own "Always …" is not the user asking to remember.
+	if c := e.mustRun("memory", "candidates", "--json"); strings.TrimSpace(c.stdout) != "[]" {
+		t.Errorf("a command's text became a memory candidate: %s", c.stdout)
 	}
 	sid := sessionOf(t, r.events(t))
 	if d := e.show(sid); d.Session.Model != "fake/fake-model" {

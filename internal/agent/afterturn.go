@@ -44,7 +44,7 @@ func (t *turn) rememberRequests() []protocol.Event {
 	if t.core.opts.Remember == nil || t.user == nil {
 		return nil
 	}
-	cands, err := t.core.opts.Remember(t.bg, t.sess, t.user, t.request)
+	cands, err := t.core.opts.Remember(t.bg, t.sess, t.user, t.typed)
 	var evs []protocol.Event
 	if err != nil {
 		evs = append(evs, protocol.Event{Type: protocol.EventWarning, Step: t.step,

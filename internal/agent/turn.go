@@ -42,6 +42,10 @@ type TurnRequest struct {
 	// Grants are allow rules for this turn only (a custom command's
 	// allowed-tools); deny rules and hard checks still apply.
 	Grants []permission.Grant
+	// Typed, if set, is what the user typed when Input was made from it
+	// (a custom command's prompt): requests to remember are looked for
+	// in the user's own words, not in the command's text.
+	Typed string
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -103,7 +107,7 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 		}
 	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget,
-		turnModel: req.TurnModel, grants: req.Grants}
+		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed}
 	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
 	if err != nil {
 		return err
@@ -124,7 +128,7 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protoco
 			parts[i] = q.Content
 		}
 		input := strings.Join(parts, "\n\n")
-		setup.model, setup.turnModel, setup.grants = "", "", nil
+		setup.model, setup.turnModel, setup.grants, setup.typed = "", "", nil, ""
 		if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(input) }); err != nil {
 			return err
 		}
@@ -170,6 +174,7 @@ type turnSetup struct {
 	budget    Budget
 	turnModel string             // the model of this turn only, if set
 	grants    []permission.Grant // allow rules of this turn only
+	typed     string             // what the user typed, if Input was made from it
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -283,6 +288,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		git:              git,
 		onAsk:            setup.onAsk,
 		keepSessionModel: setup.turnModel != "",
+		typed:            setup.typed,
 		budget:           setup.budget,
 		id:               setup.turnID,
 		sink:             sink,
@@ -369,11 +375,12 @@ type turn struct {
 	viewEstimate  int  // estimated prompt tokens of the last request
 	compactFailed bool // a summary failed in this turn: drop old turns instead
 
-	// request is the user's message as typed (before hooks add to it);
-	// user is the stored one. Post-turn observers read them
+	// request is the user's message (before hooks add to it), typed
+	// what the user typed if the message was made from it (a custom
+	// command); user is the stored one. Post-turn observers read them
 	// (afterturn.go).
-	request string
-	user    *protocol.Message
+	request, typed string
+	user           *protocol.Message
 	// hasSkills says the session was frozen with skills: only then is it
 	// offered the skill tool (sessionctx.go).
 	hasSkills bool
@@ -512,6 +519,9 @@ func (t *turn) run(input string) error {
 	var msgs []*protocol.Message
 	var frozen []protocol.Event
 	t.request = input
+	if t.typed == "" {
+		t.typed = input
+	}
 	started := t.sessionStart(len(history) == 0)
 	if len(history) == 0 {
 		// A new session: freeze its system prompt, with its memory and

@@ -67,9 +67,11 @@ func (b *Backend) expandCommand(ctx context.Context, req *agent.TurnRequest, sin
 	if err != nil {
 		return nil
 	}
+	typed := req.Input
 	if req.Input, err = cmd.Expand(args); err != nil {
 		return err
 	}
+	req.Typed = typed
 	if cmd.Model != "" {
 		if m, err := b.a.ResolveModel(cmd.Model); err == nil {
 			req.TurnModel = m.ID

@@ -190,6 +190,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		Input:         input,
 		TurnModel:     turnModel,
 		Grants:        grants,
+		Typed:         prompt,
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,

@@ -213,3 +213,15 @@ func TestCacheSeesEdits(t *testing.T) {
 		t.Errorf("a changed skill was served from the cache: %+v", got)
 	}
 }
+
+func TestExpandDirs(t *testing.T) {
+	t.Parallel()
+	s := Skill{Dir: "/p/skills/x", Base: "/p", Source: "plugin:p"}
+	if got := expandDirs("run ${CLAUDE_SKILL_DIR}/a.sh or ${CLAUDE_PLUGIN_ROOT}/bin/b", s); got != "run /p/skills/x/a.sh or /p/bin/b" {
+		t.Errorf("got %q", got)
+	}
+	s.Source = "project"
+	if got := expandDirs("${CLAUDE_PLUGIN_ROOT}", s); got != "${CLAUDE_PLUGIN_ROOT}" {
+		t.Errorf("a project's skill got a plugin root: %q", got)
+	}
+}

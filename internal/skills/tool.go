@@ -141,7 +141,7 @@ func loadText(s Skill, env *tools.Env) (tools.Result, error) {
 	fmt.Fprintf(&b, "Skill %s (folder %s). Follow these instructions for the task; paths in them are relative to the skill's folder.\n",
 		s.Name, s.Dir)
 	b.WriteString("<skill-instructions>\n")
-	b.WriteString(strings.TrimSpace(doc.Body))
+	b.WriteString(strings.TrimSpace(expandDirs(doc.Body, s)))
 	b.WriteString("\n</skill-instructions>")
 	if len(doc.AllowedTools) > 0 {
 		fmt.Fprintf(&b, "\nThe skill names the tools it uses: %s (the permission rules still apply).", strings.Join(doc.AllowedTools, ", "))
@@ -197,4 +197,15 @@ func size(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// expandDirs replaces the folder variables of Claude Code's skills:
+// ${CLAUDE_SKILL_DIR} (the skill's folder) and, in a plugin's skill,
+// ${CLAUDE_PLUGIN_ROOT} (the plugin's folder).
+func expandDirs(body string, s Skill) string {
+	body = strings.ReplaceAll(body, "${CLAUDE_SKILL_DIR}", s.Dir)
+	if strings.HasPrefix(s.Source, "plugin:") && s.Base != "" {
+		body = strings.ReplaceAll(body, "${CLAUDE_PLUGIN_ROOT}", s.Base)
+	}
+	return body
 }

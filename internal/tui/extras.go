@@ -146,3 +146,11 @@ func (m *Model) extraCommand(name, text string) ([]tea.Cmd, bool) {
 	}
 	return nil, false
 }
+
+// printCandidate tells the user a request to remember is waiting for them.
+func (m *Model) printCandidate(c *protocol.MemoryCandidate) {
+	if c == nil {
+		return
+	}
+	m.print(m.th.dim.Render(oneLine(fmt.Sprintf("✎ To remember (%s): %s — /memory accept %s", c.File, clean(c.Text), c.ID), m.width)))
+}

@@ -91,6 +91,10 @@ func TestExtrasHelpCompletionAndCommands(t *testing.T) {
 	if strings.Join(x.memArgs, " ") != "accept m1a2b3" || len(x.skillArgs) != 0 {
 		t.Errorf("memory args %q, skills args %q", x.memArgs, x.skillArgs)
 	}
+	h.event(protocol.Event{Type: protocol.EventMemoryCandidate, Candidate: &protocol.MemoryCandidate{ID: "m9", File: "USER.md", Text: "I use tabs."}})
+	if !strings.Contains(h.screen(), "✎ To remember (USER.md): I use tabs. — /memory accept m9") {
+		t.Errorf("the candidate is not shown:\n%s", h.screen())
+	}
 	h.typeLine("/review error handling")
 	deadline := time.Now().Add(2 * time.Second)
 	for {

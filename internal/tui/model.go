@@ -602,6 +602,8 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		m.print(m.todoList())
 	case protocol.EventWarning, protocol.EventHookWarning:
 		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
+	case protocol.EventMemoryCandidate:
+		m.printCandidate(ev.Candidate) // extras.go
 	case protocol.EventRetry:
 		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
 			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))

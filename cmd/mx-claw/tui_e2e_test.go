@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,6 +78,37 @@ func (p *tuiPane) typeLine(text string) {
 	p.tmux("send-keys", "-t", "main", "-l", text)
 	time.Sleep(50 * time.Millisecond)
 	p.tmux("send-keys", "-t", "main", "Enter")
+}
+
+// killMXClaw kills mx-claw in the pane with SIGKILL, as a crash would,
+// and waits until it is gone.
+func (p *tuiPane) killMXClaw() {
+	p.t.Helper()
+	shell := strings.TrimSpace(p.tmux("list-panes", "-t", "main", "-F", "#{pane_pid}"))
+	pid := 0
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || !strings.Contains(s[:i], "(mx-claw") {
+			continue
+		}
+		if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == shell {
+			fmt.Sscan(s, &pid)
+		}
+	}
+	if pid == 0 {
+		p.t.Fatalf("no mx-claw process under the pane's shell %s", shell)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		p.t.Fatal(err)
+	}
+	p.waitFor("EXITED=", 10*time.Second)
 }
 
 func (p *tuiPane) keys(keys ...string) {
@@ -320,4 +352,46 @@ func TestTUIModelSwitch(t *testing.T) {
 	p.waitFor("Cancelled.", 10*time.Second)
 	p.keys("C-d")
 	p.waitFor("EXITED=0", 10*time.Second)
+}
+
+// TestTUIQueuedMessageBackOnEscNeverSentLater queues a message while a
+// turn runs and presses Esc: the message returns to the input box. Then
+// it queues another and the process dies: a later `run --continue` in
+// another process does not send it, and says so.
+func TestTUIQueuedMessageBackOnEscNeverSentLater(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Text: "partial answer", Hang: true, Pieces: 1},
+		llmtest.Reply{Text: "second partial", Hang: true, Pieces: 1}, llmtest.Text("the later answer"))
+	p := e.startTUI()
+	p.typeLine("first prompt")
+	p.waitFor("partial answer", 20*time.Second)
+	p.typeLine("queued text")
+	p.waitFor("queued: queued text", 10*time.Second)
+	p.keys("Escape")
+	s := p.waitFor("Cancelled.", 20*time.Second)
+	p.waitFor("│ queued text", 10*time.Second)
+	if strings.Contains(p.screen(), "⏸ queued") {
+		t.Errorf("still shown as queued after Esc:\n%s", s)
+	}
+	// Send it as it is now: a normal turn.
+	p.keys("C-u")
+	p.typeLine("again")
+	p.waitFor("second partial", 20*time.Second)
+	p.typeLine("orphan text")
+	p.waitFor("queued: orphan text", 10*time.Second)
+	p.killMXClaw()
+
+	r := e.run("", "run", "--continue", "later prompt")
+	if r.code != 0 {
+		t.Fatalf("run --continue: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "a queued message was not sent: orphan text") {
+		t.Errorf("run did not say the queued message was not sent:\n%s", r.stderr)
+	}
+	for i, req := range e.srv.ChatRequests() {
+		for _, m := range req.Chat.Messages {
+			if strings.Contains(m.Content, "queued text") || strings.Contains(m.Content, "orphan text") {
+				t.Errorf("request %d sent a queued message: %q", i, m.Content)
+			}
+		}
+	}
 }

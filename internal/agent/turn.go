@@ -96,7 +96,10 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 		}
 	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
-	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+	err := c.drive(ctx, setup, sink, func(t *turn) error {
+		t.returnQueued() // left by a turn that ended without sending them
+		return t.run(req.Input)
+	})
 	if err != nil {
 		return err
 	}
@@ -131,7 +134,7 @@ func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink func(p
 	if err != nil {
 		return q, fmt.Errorf("queue input: %w", err)
 	}
-	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input}
+	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input, Queued: []protocol.QueuedInput{q}}
 	if err := c.emit(ctx, &e, sink); err != nil {
 		return q, err
 	}
@@ -719,6 +722,7 @@ func (t *turn) finish(runErr error) error {
 		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
 	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		t.returnQueued()
 		t.statusEvent(protocol.StatusCancelled, "")
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusCancelled},
 			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step}); err != nil {
@@ -727,10 +731,11 @@ func (t *turn) finish(runErr error) error {
 		return runErr
 	default:
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		t.returnQueued()
 		msg := runErr.Error()
 		t.statusEvent(protocol.StatusFailed, msg)
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
-			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: errorCode(runErr), Step: t.step}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

@@ -123,9 +123,26 @@ func (b *Backend) Compact(ctx context.Context, sessionID, instructions string, s
 }
 
 // Enqueue queues a message for the session's running turn.
-func (b *Backend) Enqueue(ctx context.Context, sessionID, input string) error {
-	_, err := b.a.Core.Enqueue(ctx, sessionID, input, nil)
-	return err
+func (b *Backend) Enqueue(ctx context.Context, sessionID, input string) (protocol.QueuedInput, error) {
+	return b.a.Core.Enqueue(ctx, sessionID, input, nil)
+}
+
+// QueuedInputs lists the session's queued messages, oldest first.
+func (b *Backend) QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error) {
+	return b.a.Core.QueuedInputs(ctx, sessionID)
+}
+
+// RemoveQueued takes a queued message out of the queue (to edit it, or
+// drop it) and returns it; an error wrapping store.ErrNotFound means it
+// was sent already.
+func (b *Backend) RemoveQueued(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error) {
+	return b.a.Core.RemoveQueued(ctx, sessionID, id, nil)
+}
+
+// EditQueued changes the text of a queued message in place; an error
+// wrapping store.ErrNotFound means it was sent already.
+func (b *Backend) EditQueued(ctx context.Context, sessionID string, id int64, text string) (protocol.QueuedInput, error) {
+	return b.a.Core.EditQueued(ctx, sessionID, id, text, nil)
 }
 
 // Answer answers a pending approval.

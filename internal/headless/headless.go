@@ -85,6 +85,10 @@ func (p *Printer) Handle(e protocol.Event) {
 		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventPermissionRequested:
 		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventInputReturned:
+		for _, q := range e.Queued {
+			p.progress("⚠ a queued message was not sent: %s", termsafe.Sanitize(firstLine(q.Content)))
+		}
 	case protocol.EventRetry:
 		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
 	}

@@ -33,8 +33,13 @@ type Backend interface {
 	// empty input it only sends what is queued, if anything.
 	Run(ctx context.Context, sessionID, input string, sink func(protocol.Event)) error
 	// Enqueue stores a message typed while the session is busy; Run sends
-	// it when the current turn ends.
-	Enqueue(ctx context.Context, sessionID, input string) error
+	// it when the current turn ends well. If the turn is cancelled or
+	// fails, it reports input.returned with the message instead.
+	Enqueue(ctx context.Context, sessionID, input string) (protocol.QueuedInput, error)
+	// RemoveQueued takes a queued message out of the queue and returns
+	// it, for the user to edit or drop; it fails once the message was
+	// sent.
+	RemoveQueued(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error)
 	// Answer answers a pending approval: Scope "once", "session" or
 	// "always" (this project); Feedback is told to the model with a
 	// rejection.

@@ -71,6 +71,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 		}
 		return m.submit()
 	case "up":
+		if len(m.queued) > 0 && m.input.Value() == "" {
+			return m.editQueued()
+		}
 		if m.input.Line() == 0 {
 			if e, ok := m.hist.prev(m.input.Value()); ok {
 				m.input.SetValue(e)
@@ -135,10 +138,7 @@ func (m *Model) submit() []tea.Cmd {
 	send, atts, refused := attachMentions(m.backend.Workspace(), text)
 	if m.busy {
 		m.printAttachments(atts, refused)
-		b, ctx, sid := m.backend, m.ctx, m.sess.ID
-		return []tea.Cmd{func() tea.Msg {
-			return queuedMsg{text: text, err: b.Enqueue(ctx, sid, send)}
-		}}
+		return []tea.Cmd{m.enqueue(text, send)}
 	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)

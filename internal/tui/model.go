@@ -56,11 +56,6 @@ type (
 		text string
 		err  error
 	}
-	// queuedMsg says a message typed while busy was queued.
-	queuedMsg struct {
-		text string
-		err  error
-	}
 	// sessionMsg switches the UI to a session (new or resumed).
 	sessionMsg struct {
 		sess    protocol.Session
@@ -120,7 +115,8 @@ type Model struct {
 	tools      []*toolCard
 	approvals  []protocol.Event
 	feedback   bool // typing feedback for a rejection
-	queued     []string
+	queued     []queuedItem
+	turnFailed bool // the last turn did not end well
 	todos      []protocol.Todo
 	retry      string
 	compacting bool // the turn is a /compact
@@ -378,12 +374,9 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 	case compactDoneMsg:
 		return append(m.compactDone(msg), m.listen())
 	case queuedMsg:
-		if msg.err != nil {
-			m.print(m.th.fail.Render("Could not queue the message: " + clean(msg.err.Error())))
-			m.input.SetValue(msg.text)
-			return nil
-		}
-		m.queued = append(m.queued, msg.text)
+		return m.queuedDone(msg)
+	case dequeuedMsg:
+		m.dequeued(msg)
 		return nil
 	case noticeMsg:
 		if msg.err != nil {
@@ -498,11 +491,9 @@ func (m *Model) compactDone(msg compactDoneMsg) []tea.Cmd {
 	default:
 		m.print(m.th.ok.Render("✓ ") + "Compacted the older messages; the model now sees a summary.")
 	}
+	m.turnFailed = msg.err != nil
 	if len(m.queued) > 0 && msg.err == nil {
-		for _, q := range m.queued {
-			m.print(m.r.user(q))
-		}
-		m.queued = nil
+		m.printQueuedAsSent()
 		return m.startTurn("")
 	}
 	return nil
@@ -514,10 +505,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 	case protocol.EventTurnStarted:
 		if m.turnsSeen > 0 && len(m.queued) > 0 {
 			// The core sends the queued messages as one more turn.
-			for _, q := range m.queued {
-				m.print(m.r.user(q))
-			}
-			m.queued = nil
+			m.printQueuedAsSent()
 		}
 		m.turnsSeen++
 		if ev.Model != "" {
@@ -609,6 +597,10 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		if ev.ContextPercent > 0 {
 			m.ctxPercent = ev.ContextPercent
 		}
+	case protocol.EventInputReturned:
+		m.inputReturned(ev)
+	case protocol.EventInputEdited, protocol.EventInputRemoved:
+		m.queueChanged(ev)
 	}
 }
 
@@ -662,12 +654,10 @@ func (m *Model) turnDone(err error) []tea.Cmd {
 		m.print(m.th.fail.Render("Request failed: "+clean(err.Error())),
 			"The session is still active. Try again or type /help.")
 	}
+	m.turnFailed = err != nil
 	if len(m.queued) > 0 && err == nil {
 		// Queued just as the turn ended: send it now.
-		for _, q := range m.queued {
-			m.print(m.r.user(q))
-		}
-		m.queued = nil
+		m.printQueuedAsSent()
 		return m.startTurn("")
 	}
 	return nil

@@ -28,6 +28,7 @@ type fakeBackend struct {
 	mu       sync.Mutex
 	answers  []protocol.ResolveApproval
 	queued   []string
+	removed  []int64
 	runs     []string
 	compacts []string
 	cancels  int
@@ -58,11 +59,17 @@ func (f *fakeBackend) Compact(ctx context.Context, _, instructions string, _ fun
 	<-ctx.Done()
 	return false, ctx.Err()
 }
-func (f *fakeBackend) Enqueue(_ context.Context, _, input string) error {
+func (f *fakeBackend) Enqueue(_ context.Context, sid, input string) (protocol.QueuedInput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queued = append(f.queued, input)
-	return nil
+	return protocol.QueuedInput{ID: int64(len(f.queued)), SessionID: sid, Content: input}, nil
+}
+func (f *fakeBackend) RemoveQueued(_ context.Context, sid string, id int64) (protocol.QueuedInput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.removed = append(f.removed, id)
+	return protocol.QueuedInput{ID: id, SessionID: sid, Content: f.queued[id-1]}, nil
 }
 func (f *fakeBackend) Answer(_ context.Context, a protocol.ResolveApproval) error {
 	f.mu.Lock()
@@ -353,6 +360,36 @@ func TestQueuedMessageIsEnqueuedAndShownWhenSent(t *testing.T) {
 	h.event(protocol.Event{Type: protocol.EventTurnStarted})
 	if strings.Contains(h.screen(), "queued: second") || !strings.Contains(h.screen(), "› second") {
 		t.Fatalf("queued message not shown as sent:\n%s", h.screen())
+	}
+}
+
+// TestQueuedMessageEditedAndGivenBack takes a queued message back into
+// the input box with ↑ (removing it from the queue), queues it again, and
+// then cancels the turn: the message the core gives back returns to the
+// input box as typed.
+func TestQueuedMessageEditedAndGivenBack(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("first")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.typeLine("second")
+	h.key("up")
+	if got := h.m.input.Value(); got != "second" || len(h.b.removed) != 1 || len(h.m.queued) != 0 {
+		t.Fatalf("↑ gave %q, removed %v, still queued %v", got, h.b.removed, h.m.queued)
+	}
+	h.m.input.SetValue("second, edited")
+	h.key("enter")
+	if len(h.m.queued) != 1 || h.m.queued[0].text != "second, edited" {
+		t.Fatalf("queued %+v", h.m.queued)
+	}
+	h.key("esc")
+	h.event(protocol.Event{Type: protocol.EventInputReturned,
+		Queued: []protocol.QueuedInput{{ID: h.m.queued[0].id, Content: "second, edited"}}})
+	h.send(turnDoneMsg{err: context.Canceled})
+	if got := h.m.input.Value(); got != "second, edited" {
+		t.Errorf("input after the cancel = %q, want the queued message", got)
+	}
+	if len(h.m.queued) != 0 || strings.Contains(h.screen(), "queued:") {
+		t.Errorf("still shown as queued:\n%s", h.screen())
 	}
 }
 

@@ -35,9 +35,7 @@ func (m *Model) View() tea.View {
 	if len(m.approvals) > 0 {
 		bottom = append(bottom, m.approvalView()...)
 	}
-	for _, q := range m.queued {
-		bottom = append(bottom, m.th.dim.Render(oneLine("⏸ queued: "+clean(q), m.width)))
-	}
+	bottom = append(bottom, m.queuedView()...)
 	if m.busy && len(m.tools) == 0 && len(m.approvals) == 0 {
 		label := "Working…"
 		if m.compacting {

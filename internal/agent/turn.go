@@ -216,6 +216,8 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	ctx, stopClock := withTimeBudget(ctx, setup.budget.MaxDuration)
+	defer stopClock()
 	if err := c.claim(sess.ID, cancel); err != nil {
 		return err
 	}
@@ -699,6 +701,7 @@ func (t *turn) finish(runErr error) error {
 	// The session's usage is saved with its status.
 	var err error
 	var paused *PausedError
+	runErr = overBudget(t.ctx, runErr)
 	switch {
 	case errors.As(runErr, &paused):
 		// The session waits for the approval (set by pause); the turn
@@ -720,7 +723,7 @@ func (t *turn) finish(runErr error) error {
 		}
 		t.statusEvent(protocol.StatusIdle, "")
 		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
-	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
+	case errorCode(runErr) != protocol.CodeBudget && (t.ctx.Err() != nil || errors.Is(runErr, context.Canceled)):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
 		t.returnQueued()
 		t.statusEvent(protocol.StatusCancelled, "")
@@ -735,7 +738,7 @@ func (t *turn) finish(runErr error) error {
 		msg := runErr.Error()
 		t.statusEvent(protocol.StatusFailed, msg)
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
-			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: errorCode(runErr), Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

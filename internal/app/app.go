@@ -146,7 +146,8 @@ func (a *App) ResolveModel(id string) (agent.Model, error) {
 	ck := clientKey(p, key)
 	c, ok := a.clients[ck]
 	if !ok {
-		c = redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key}), key: key}
+		idle, _ := time.ParseDuration(a.Config.StreamIdleTimeout) // checked by config.Load
+		c = redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key, IdleTimeout: idle}), key: key}
 		a.clients[ck] = c
 	}
 	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil

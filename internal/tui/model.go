@@ -585,6 +585,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 	case protocol.EventWarning, protocol.EventHookWarning:
 		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
 	case protocol.EventRetry:
+		// The request is sent again: what streamed of it is dropped.
+		m.stream.Reset()
+		m.reasoning.Reset()
 		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
 			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))
 	case protocol.EventCompaction:

@@ -511,3 +511,15 @@ func TestCompactCommand(t *testing.T) {
 		t.Errorf("/help lacks /compact")
 	}
 }
+
+// TestRetryDropsPartialAnswer streams part of an answer, then the request
+// is sent again (a stall): the partial text leaves the live area.
+func TestRetryDropsPartialAnswer(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: "half an ans"})
+	h.event(protocol.Event{Type: protocol.EventRetry, Attempt: 1, DelayMS: 500, Error: "the provider sent nothing for 2m0s"})
+	if s := h.screen(); strings.Contains(s, "half an ans") || !strings.Contains(s, "retrying") {
+		t.Errorf("live area after the retry:\n%s", s)
+	}
+}

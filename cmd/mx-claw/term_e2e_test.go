@@ -1,0 +1,59 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
+)
+
+// The end-to-end tests of issue 18: what a new user hit in the terminal.
+
+// TestRunMaxTimeStopsHangingRequest gives a run --max-time 2s against a
+// provider that sends part of an answer and goes silent: the run stops at
+// the deadline with exit 3, the request in flight cancelled.
+func TestRunMaxTimeStopsHangingRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Text: "half an answer", Hang: true, Pieces: 3})
+	start := time.Now()
+	r := e.run("", "run", "--max-time", "2s", "say something")
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("run took %v with --max-time 2s", took)
+	}
+	if r.code != 3 || !strings.Contains(r.stderr, "Budget spent: time") {
+		t.Errorf("exit %d, stderr %q; want 3 and the time budget named", r.code, r.stderr)
+	}
+}
+
+// TestRunStalledStreamRetried has the provider go silent mid-answer with
+// streamIdleTimeout 1s: the request is sent again and the run ends with
+// the second answer.
+func TestRunStalledStreamRetried(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Text: "half an answer", Hang: true, Pieces: 3}, llmtest.Text("the whole answer"))
+	cfg := strings.Replace(e.readHome("config.json"), `"version":1,`, `"version":1,"streamIdleTimeout":"1s",`, 1)
+	e.writeHome("config.json", cfg)
+	r := e.run("", "run", "say something")
+	if r.code != 0 || !strings.Contains(r.stdout, "the whole answer") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "sent nothing for 1s in the middle of its answer") {
+		t.Errorf("stderr does not tell of the stall:\n%s", r.stderr)
+	}
+	if n := len(e.srv.ChatRequests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
+// readHome returns a file of the home directory.
+func (e *env) readHome(name string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.home, name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// A turn's time budget is a deadline on its context, not only a check
+// between steps: a model request or a command in flight when the time is
+// up is cancelled then, and the turn ends with the *BudgetError (exit 3),
+// not as a cancellation.
+
+// withTimeBudget returns ctx with the time budget d as its deadline (none
+// if d <= 0); the deadline's cause is the *BudgetError the turn ends with.
+func withTimeBudget(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, &BudgetError{What: "time", Used: d.String(), Limit: d.String()})
+}
+
+// overBudget returns the *BudgetError that ended ctx in place of runErr,
+// when the turn stopped because its time was up; else runErr.
+func overBudget(ctx context.Context, runErr error) error {
+	var be *BudgetError
+	if runErr == nil || errors.As(runErr, &be) {
+		return runErr
+	}
+	if errors.As(context.Cause(ctx), &be) {
+		return be
+	}
+	return runErr
+}
+
+// failureCode is the code of turn.failed for err.
+func failureCode(err error) protocol.ErrorCode {
+	var se *llm.StallError
+	if errors.As(err, &se) {
+		return protocol.CodeStall
+	}
+	return errorCode(err)
+}

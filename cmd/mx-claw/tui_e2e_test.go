@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -393,5 +394,77 @@ func TestTUIQueuedMessageBackOnEscNeverSentLater(t *testing.T) {
 				t.Errorf("request %d sent a queued message: %q", i, m.Content)
 			}
 		}
+	}
+}
+
+// TestTUIStepLimitContinuesWithOneKey stops a turn at maxIterations 2
+// from config.json: the REPL offers to continue instead of calling it a
+// failure, and c lets the model finish.
+func TestTUIStepLimitContinuesWithOneKey(t *testing.T) {
+	e := newEnv(t)
+	cfg := strings.Replace(e.readHome("config.json"), `"version":1,`, `"version":1,"maxIterations":2,`, 1)
+	e.writeHome("config.json", cfg)
+	e.writeWS("f.txt", "line\n")
+	n := 0
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		n++
+		if n <= 2 {
+			return llmtest.Call("read_file", fmt.Sprintf(`{"path":"f.txt","offset":%d}`, n))
+		}
+		return llmtest.Text("all done now")
+	})
+	p := e.startTUI()
+	p.typeLine("read it twice")
+	s := p.waitFor("Press c to let it continue", 20*time.Second)
+	if strings.Contains(s, "Request failed") {
+		t.Errorf("the step limit is shown as a failure:\n%s", s)
+	}
+	p.keys("c")
+	p.waitFor("all done now", 20*time.Second)
+	reqs := e.srv.ChatRequests()
+	users := 0
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if m.Role == "user" {
+			users++
+		}
+	}
+	if len(reqs) != 3 || users != 1 {
+		t.Errorf("%d requests, the last with %d user messages; want 3 and 1", len(reqs), users)
+	}
+}
+
+// TestTUIRetryAfterFailureStoresPromptOnce sends a prompt while the
+// provider fails, then ↑ Enter, then /retry: the prompt is stored once.
+func TestTUIRetryAfterFailureStoresPromptOnce(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Status: 400, Text: "provider down"}, llmtest.Reply{Status: 400, Text: "still down"},
+		llmtest.Text("finally an answer"))
+	p := e.startTUI()
+	p.typeLine("explain the build")
+	p.waitFor("Request failed", 20*time.Second)
+	p.keys("Up")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("Enter")
+	p.waitFor("Sending the request again", 20*time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(p.screen(), "Request failed") < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.typeLine("/retry")
+	p.waitFor("finally an answer", 20*time.Second)
+	p.keys("C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+	r := e.run("", "sessions", "list", "--json")
+	var list []struct{ ID string }
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions list: %v %s", err, r.stdout)
+	}
+	n := 0
+	for _, m := range e.show(list[0].ID).Messages {
+		if m.Role == "user" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the prompt is stored %d times, want once", n)
 	}
 }

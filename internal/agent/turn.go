@@ -283,6 +283,9 @@ type turn struct {
 	repeats map[string][]int // call key → steps it was made at
 	looping *LoopError
 	maxIter int
+	// freeSteps are steps that do not count against maxIter (every call
+	// a rejected duplicate).
+	freeSteps int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
 	sink   func(protocol.Event)
@@ -499,7 +502,7 @@ func (t *turn) run(input string) error {
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
 	specs := t.toolSpecs()
-	for t.step++; t.step <= t.maxIter; t.step++ {
+	for t.step++; t.step <= t.maxIter+t.freeSteps; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
 		}

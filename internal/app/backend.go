@@ -112,6 +112,16 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 		Budget: b.a.Budget()}, sink)
 }
 
+// Continue runs a turn on the transcript as it is (after the step budget
+// stopped one, or to retry a failed request), then the queued messages.
+func (b *Backend) Continue(ctx context.Context, sessionID string, sink func(protocol.Event)) error {
+	b.mu.Lock()
+	model := b.model
+	b.mu.Unlock()
+	return b.a.Core.Continue(ctx, agent.ContinueRequest{SessionID: sessionID, Model: model, OnAsk: agent.AskWait,
+		Budget: b.a.Budget()}, sink)
+}
+
 // Compact summarises the session's older messages now (/compact); false
 // and no error means there was nothing to compact yet.
 func (b *Backend) Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) (bool, error) {

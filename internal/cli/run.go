@@ -102,7 +102,7 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.StringVar(&f.model, "model", "", "model to use, as provider/model")
 	fl.StringVar(&f.session, "session", "", "continue the session with this id")
 	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
-	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default: maxIterations in config.json, else 300)")
 	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
 	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the turn between steps once it used this many tokens (exit 3)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop the turn between steps once its estimated cost reaches this (exit 3)")

@@ -32,6 +32,11 @@ type Backend interface {
 	// approval emit permission.requested and wait for Answer. With an
 	// empty input it only sends what is queued, if anything.
 	Run(ctx context.Context, sessionID, input string, sink func(protocol.Event)) error
+	// Continue runs a turn on the session's transcript as it is, without a
+	// new user message: to go on after the step budget stopped a turn, or
+	// to retry a request that failed before the model answered. It fails
+	// when the model has answered the last message already.
+	Continue(ctx context.Context, sessionID string, sink func(protocol.Event)) error
 	// Enqueue stores a message typed while the session is busy; Run sends
 	// it when the current turn ends well. If the turn is cancelled or
 	// fails, it reports input.returned with the message instead.

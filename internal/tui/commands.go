@@ -23,6 +23,7 @@ var slashCommands = []slashCommand{
 	{"/model", "[status|list|switch|use P M|ID|…]", "show or change the session's model"},
 	{"/permissions", "", "show the permission mode and rules"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
+	{"/retry", "", "send the last request again (after a failure or a step limit)"},
 	{"/todo", "", "show the model's task list"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
@@ -85,6 +86,12 @@ func (m *Model) command(text string) []tea.Cmd {
 			out, model, err := b.ModelCommand(ctx, sid, args, p)
 			return modelMsg{out: out, model: model, err: err}
 		}}
+	case "/retry":
+		if busyRefusal() {
+			return nil
+		}
+		m.offer = ""
+		return m.startAgain("↻ Sending the last request again.")
 	case "/compact":
 		if busyRefusal() {
 			return nil

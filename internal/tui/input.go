@@ -46,6 +46,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	if len(m.approvals) > 0 && !m.feedback {
 		return m.approvalKey(s)
 	}
+	if cmds, took := m.offerKey(s); took {
+		return cmds
+	}
 	switch s {
 	case "esc":
 		if m.feedback {
@@ -140,9 +143,14 @@ func (m *Model) submit() []tea.Cmd {
 		m.printAttachments(atts, refused)
 		return []tea.Cmd{m.enqueue(text, send)}
 	}
+	if m.isRetry(text) {
+		return m.startAgain("↻ Sending the request again (the message is in the session already).")
+	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)
-	return m.startTurn(send)
+	cmds := m.startTurn(send)
+	m.turnPrompt = text
+	return cmds
 }
 
 // approvalKey answers the approval shown: y once, s for the session, a

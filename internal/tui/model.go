@@ -117,6 +117,17 @@ type Model struct {
 	feedback   bool // typing feedback for a rejection
 	queued     []queuedItem
 	turnFailed bool // the last turn did not end well
+	// turnPrompt is what the user typed for the running turn ("" for a
+	// continued or queued one); answered says the model answered in it;
+	// failCode is the code of its turn.failed.
+	turnPrompt string
+	answered   bool
+	failCode   protocol.ErrorCode
+	// failedPrompt is the prompt of the last turn if it ended before the
+	// model answered it: sending it again retries instead of storing it
+	// twice. offer is "continue" after a turn stopped at its step budget.
+	failedPrompt string
+	offer        string
 	todos      []protocol.Todo
 	retry      string
 	compacting bool // the turn is a /compact
@@ -426,12 +437,21 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 
 // startTurn sends input as a turn (input "" sends only what is queued).
 func (m *Model) startTurn(input string) []tea.Cmd {
+	b, sid := m.backend, m.sess.ID
+	return m.startRun(func(ctx context.Context, sink func(protocol.Event)) error {
+		return b.Run(ctx, sid, input, sink)
+	})
+}
+
+// startRun runs a turn with run, which reports its events to sink.
+func (m *Model) startRun(run func(ctx context.Context, sink func(protocol.Event)) error) []tea.Cmd {
 	m.busy = true
 	m.turnStart = m.now()
 	m.gotToken, m.firstToken, m.turnsSeen = false, 0, 0
 	m.turnUsage = protocol.Usage{}
 	m.retry = ""
-	ctx, b, sid, ch := m.ctx, m.backend, m.sess.ID, m.events
+	m.answered, m.failCode, m.offer = false, "", ""
+	ctx, ch := m.ctx, m.events
 	sink := func(e protocol.Event) {
 		select {
 		case ch <- eventMsg{e}:
@@ -441,7 +461,7 @@ func (m *Model) startTurn(input string) []tea.Cmd {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		err := b.Run(ctx, sid, input, sink)
+		err := run(ctx, sink)
 		select {
 		case ch <- turnDoneMsg{err}:
 		case <-ctx.Done():
@@ -521,6 +541,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		if ev.Message != nil && ev.Message.Role == protocol.RoleUser {
 			return // printed when it was sent
 		}
+		m.answered = true
 		reasoning := m.reasoning.String()
 		text := ev.Text
 		if ev.Message != nil {
@@ -600,6 +621,8 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		if ev.ContextPercent > 0 {
 			m.ctxPercent = ev.ContextPercent
 		}
+	case protocol.EventTurnFailed:
+		m.failCode = ev.Code
 	case protocol.EventInputReturned:
 		m.inputReturned(ev)
 	case protocol.EventInputEdited, protocol.EventInputRemoved:
@@ -647,16 +670,7 @@ func (m *Model) turnDone(err error) []tea.Cmd {
 		m.input.Reset()
 	}
 	m.tools, m.approvals, m.feedback, m.retry = nil, nil, false, ""
-	tele := m.telemetry()
-	switch {
-	case err == nil:
-		m.print(m.th.dim.Render(tele))
-	case errors.Is(err, context.Canceled):
-		m.print(m.th.warn.Render("Cancelled.") + m.th.dim.Render(" "+tele))
-	default:
-		m.print(m.th.fail.Render("Request failed: "+clean(err.Error())),
-			"The session is still active. Try again or type /help.")
-	}
+	m.ended(err)
 	m.turnFailed = err != nil
 	if len(m.queued) > 0 && err == nil {
 		// Queued just as the turn ended: send it now.

@@ -52,6 +52,27 @@ func (f *fakeBackend) Run(ctx context.Context, _, input string, _ func(protocol.
 	<-ctx.Done()
 	return ctx.Err()
 }
+// waitRuns waits up to a second for n turns to have started and returns
+// them.
+func (f *fakeBackend) waitRuns(n int) []string {
+	for deadline := time.Now().Add(time.Second); ; {
+		f.mu.Lock()
+		runs := append([]string(nil), f.runs...)
+		f.mu.Unlock()
+		if len(runs) >= n || time.Now().After(deadline) {
+			return runs
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (f *fakeBackend) Continue(ctx context.Context, _ string, _ func(protocol.Event)) error {
+	f.mu.Lock()
+	f.runs = append(f.runs, "<continue>")
+	f.mu.Unlock()
+	<-ctx.Done()
+	return ctx.Err()
+}
 func (f *fakeBackend) Compact(ctx context.Context, _, instructions string, _ func(protocol.Event)) (bool, error) {
 	f.mu.Lock()
 	f.compacts = append(f.compacts, instructions)
@@ -521,5 +542,46 @@ func TestRetryDropsPartialAnswer(t *testing.T) {
 	h.event(protocol.Event{Type: protocol.EventRetry, Attempt: 1, DelayMS: 500, Error: "the provider sent nothing for 2m0s"})
 	if s := h.screen(); strings.Contains(s, "half an ans") || !strings.Contains(s, "retrying") {
 		t.Errorf("live area after the retry:\n%s", s)
+	}
+}
+
+// TestStepLimitOffersContinue stops a turn at its step budget: the REPL
+// says the model is not done and one key continues it.
+func TestStepLimitOffersContinue(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.event(protocol.Event{Type: protocol.EventTurnFailed, Code: protocol.CodeMaxIterations, Error: "Maximum agent iterations reached (300)"})
+	h.send(turnDoneMsg{err: errors.New("Maximum agent iterations reached (300)")})
+	s := h.screen()
+	if strings.Contains(s, "Request failed") || !strings.Contains(s, "Press c to let it continue") {
+		t.Fatalf("screen:\n%s", s)
+	}
+	h.send(tea.KeyPressMsg{Code: 'c', Text: "c"})
+	if got := h.b.waitRuns(2); len(got) != 2 || got[1] != "<continue>" {
+		t.Errorf("runs %q, want the turn continued", got)
+	}
+}
+
+// TestFailedPromptRetriedNotDuplicated fails a turn before the model
+// answered: ↑ Enter (the same prompt again) and /retry continue the
+// stored transcript instead of sending the prompt as a new message.
+func TestFailedPromptRetriedNotDuplicated(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("fix the build")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.send(turnDoneMsg{err: errors.New("connection refused")})
+	if !strings.Contains(h.screen(), "/retry") {
+		t.Fatalf("no hint to retry:\n%s", h.screen())
+	}
+	h.key("up")
+	h.key("enter")
+	if got := h.b.waitRuns(2); len(got) != 2 || got[1] != "<continue>" {
+		t.Fatalf("runs %q: the prompt was sent again as a new message", got)
+	}
+	h.send(turnDoneMsg{err: errors.New("connection refused")})
+	h.typeLine("/retry")
+	if got := h.b.waitRuns(3); len(got) != 3 || got[2] != "<continue>" {
+		t.Errorf("runs %q after /retry", got)
 	}
 }

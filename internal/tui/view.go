@@ -36,6 +36,7 @@ func (m *Model) View() tea.View {
 		bottom = append(bottom, m.approvalView()...)
 	}
 	bottom = append(bottom, m.queuedView()...)
+	bottom = append(bottom, m.offerView()...)
 	if m.busy && len(m.tools) == 0 && len(m.approvals) == 0 {
 		label := "Working…"
 		if m.compacting {

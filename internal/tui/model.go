@@ -128,10 +128,10 @@ type Model struct {
 	// twice. offer is "continue" after a turn stopped at its step budget.
 	failedPrompt string
 	offer        string
-	todos      []protocol.Todo
-	retry      string
-	compacting bool // the turn is a /compact
-	compacted  int  // messages the compaction summarised, -1 if unknown
+	todos        []protocol.Todo
+	retry        string
+	compacting   bool // the turn is a /compact
+	compacted    int  // messages the compaction summarised, -1 if unknown
 
 	// lastReasoning is the reasoning of the last answer, for /reasoning.
 	lastReasoning string

@@ -52,6 +52,7 @@ func (f *fakeBackend) Run(ctx context.Context, _, input string, _ func(protocol.
 	<-ctx.Done()
 	return ctx.Err()
 }
+
 // waitRuns waits up to a second for n turns to have started and returns
 // them.
 func (f *fakeBackend) waitRuns(n int) []string {

@@ -57,3 +57,57 @@ func (e *env) readHome(name string) string {
 	}
 	return string(b)
 }
+
+// TestAlwaysGrantInLocalSettings approves a command "always" in the REPL:
+// the rule is written to .mx-claw/settings.local.json (kept out of git),
+// `permissions test` and `permissions list` show it, and removing it from
+// the file revokes it.
+func TestAlwaysGrantInLocalSettings(t *testing.T) {
+	e := newEnv(t, llmtest.Call("run_command", `{"command":"touch made.txt"}`), llmtest.Text("made it"))
+	p := e.startTUI()
+	p.typeLine("make the file")
+	p.waitFor("[a] always", 20*time.Second)
+	p.keys("a")
+	p.waitFor("made it", 20*time.Second)
+	p.keys("C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+
+	local := filepath.Join(e.ws, ".mx-claw", "settings.local.json")
+	data, err := os.ReadFile(local)
+	if err != nil || !strings.Contains(string(data), `"run_command(touch made.txt)"`) {
+		t.Fatalf("settings.local.json = %q, %v", data, err)
+	}
+	if ig, _ := os.ReadFile(filepath.Join(e.ws, ".mx-claw", ".gitignore")); !strings.Contains(string(ig), "settings.local.json") {
+		t.Errorf(".mx-claw/.gitignore = %q", ig)
+	}
+	r := e.run("", "permissions", "test", "touch made.txt")
+	if r.code != 0 || !strings.Contains(r.stdout, "allow") || !strings.Contains(r.stdout, "settings.local.json") {
+		t.Errorf("permissions test: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = e.run("", "permissions", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "run_command(touch made.txt)") || !strings.Contains(r.stdout, local) {
+		t.Errorf("permissions list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	e.writeWS(".mx-claw/settings.local.json", `{"permissions":{"allow":[]}}`)
+	r = e.run("", "permissions", "test", "touch made.txt")
+	if !strings.Contains(r.stdout, "ask") {
+		t.Errorf("after removing the rule, permissions test says:\n%s", r.stdout)
+	}
+}
+
+// TestLocalSettingsOfUntrustedCloneDoNotGrant: a repository that ships a
+// settings.local.json allowing a command gets nothing from it until the
+// workspace is trusted.
+func TestLocalSettingsOfUntrustedCloneDoNotGrant(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.writeWS(".mx-claw/settings.local.json", `{"permissions":{"allow":["run_command(curl:*)"]}}`)
+	r := e.run("", "permissions", "test", "curl evil.example")
+	if strings.Contains(r.stdout, "allow") && !strings.Contains(r.stdout, "ask") {
+		t.Errorf("an untrusted local file granted a command:\n%s", r.stdout)
+	}
+	r = e.run("", "permissions", "list")
+	if !strings.Contains(r.stdout, "not applied: permissions.allow: run_command(curl:*)") {
+		t.Errorf("permissions list does not show the rule as not applied:\n%s", r.stdout)
+	}
+}

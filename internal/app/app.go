@@ -101,7 +101,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		maxIter = cfg.MaxIterations
 	}
 	a.Core, err = agent.New(agent.Options{
-		Store:            st,
+		Store:            grantStore{st},
 		Models:           a.ResolveModel,
 		Tools:            reg,
 		MaxIterations:    maxIter,

@@ -14,32 +14,43 @@ import (
 
 // policy builds the permission policy of a session's turn: the mode, the
 // user's settings, the project's settings (loosening only once the
-// workspace is trusted) and the stored grants for the session and the
-// workspace. A malformed settings file is an error naming it: the turn
-// does not start with rules silently ignored.
+// workspace is trusted), its local settings with the "always" grants, and
+// the session's grants. A malformed settings file is an error naming it:
+// the turn does not start with rules silently ignored.
 func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
-	user, project, err := a.settings(sess.Workspace)
+	return a.WorkspacePolicy(ctx, sess.Workspace, sess.ID, a.opts.Mode, false)
+}
+
+// WorkspacePolicy builds the permission policy of a workspace as a turn
+// of the session (none if sessionID is "") would get it: mode (mode, else
+// the settings'), user, project and local settings, and grants. trust
+// treats the workspace as trusted without remembering it.
+func (a *App) WorkspacePolicy(ctx context.Context, workspace, sessionID string, mode permission.Mode, trust bool) (*permission.Policy, error) {
+	user, project, err := a.settings(workspace)
 	if err != nil {
 		return nil, err
 	}
-	trusted, err := a.Trusted(ctx, sess.Workspace)
+	trusted, err := a.Trusted(ctx, workspace)
 	if err != nil {
 		return nil, err
 	}
-	stored, err := a.Store.Grants(ctx, "session:"+sess.ID, sess.Workspace)
+	local, granted, err := a.localGrants(ctx, workspace)
 	if err != nil {
 		return nil, err
 	}
-	grants := make([]permission.Grant, len(stored))
-	for i, g := range stored {
-		origin := "project grant"
-		if g.Scope != sess.Workspace {
-			origin = "session grant"
+	var grants []permission.Grant
+	if sessionID != "" {
+		stored, err := a.Store.Grants(ctx, "session:"+sessionID)
+		if err != nil {
+			return nil, err
 		}
-		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
+		for _, g := range stored {
+			grants = append(grants, permission.Grant{Rule: g.Rule, Origin: "session grant"})
+		}
 	}
-	p, err := permission.NewPolicy(permission.Options{Mode: a.opts.Mode, User: user, Project: project,
-		ProjectTrusted: trusted, Grants: grants})
+	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project,
+		ProjectTrusted: trusted || trust, Grants: grants, Local: local,
+		LocalGranted: func(rule string) bool { return granted[rule] }})
 	if err != nil {
 		return nil, fmt.Errorf("permission policy: %w", err)
 	}

@@ -22,6 +22,12 @@ type Options struct {
 	// Grants are extra allow rules: approvals for this session and
 	// persistent approvals for this project.
 	Grants []Grant
+	// Local is the workspace's settings.local.json (the user's own, where
+	// "always" approvals are written); nil for none. Its deny and ask
+	// rules apply; an allow rule applies when the project is trusted or
+	// LocalGranted reports the user granted it in mx-claw.
+	Local        *Settings
+	LocalGranted func(rule string) bool
 }
 
 // Grant is an allow rule the user gave by approving a call.
@@ -88,6 +94,9 @@ func NewPolicy(o Options) (*Policy, error) {
 			}
 		}
 		p.addSettings(pr, o.ProjectTrusted)
+	}
+	if l := o.Local; l != nil {
+		p.addLocal(l, o.ProjectTrusted, o.LocalGranted)
 	}
 	if o.Mode != "" {
 		m, err := ParseMode(string(o.Mode))

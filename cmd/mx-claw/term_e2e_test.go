@@ -111,3 +111,29 @@ func TestLocalSettingsOfUntrustedCloneDoNotGrant(t *testing.T) {
 		t.Errorf("permissions list does not show the rule as not applied:\n%s", r.stdout)
 	}
 }
+
+// TestBadSettingsReportedAtStartNoEmptySession: a malformed project
+// settings file stops `run` and the REPL at start, naming the file, and
+// leaves no session behind.
+func TestBadSettingsReportedAtStartNoEmptySession(t *testing.T) {
+	e := newEnv(t, llmtest.Text("never asked"))
+	e.writeWS(".mx-claw/settings.json", `{"permissions": {"allow": ["run_command(go test"]}}`)
+	r := e.run("", "run", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "permissions.allow[0]") {
+		t.Errorf("run: exit %d, stderr %q; want 2 naming the file and entry", r.code, r.stderr)
+	}
+	if l := e.run("", "sessions", "list", "--json"); strings.TrimSpace(l.stdout) != "[]" {
+		t.Errorf("sessions after the failed run: %s", l.stdout)
+	}
+	p := e.startTUIWaiting("EXITED=")
+	s := p.screen()
+	if !strings.Contains(s, "EXITED=2") || !strings.Contains(s, "permissions.allow[0]") {
+		t.Errorf("the REPL did not stop at start naming the entry:\n%s", s)
+	}
+	if l := e.run("", "sessions", "list", "--json"); strings.TrimSpace(l.stdout) != "[]" {
+		t.Errorf("sessions after the REPL refused: %s", l.stdout)
+	}
+	if n := len(e.srv.ChatRequests()); n != 0 {
+		t.Errorf("%d model requests", n)
+	}
+}

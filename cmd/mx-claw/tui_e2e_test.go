@@ -25,6 +25,12 @@ type tuiPane struct {
 // the test if tmux is missing.
 func (e *env) startTUI(args ...string) *tuiPane {
 	e.t.Helper()
+	return e.startTUIWaiting("│ ", args...)
+}
+
+// startTUIWaiting is startTUI waiting for the screen to show want.
+func (e *env) startTUIWaiting(want string, args ...string) *tuiPane {
+	e.t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		e.t.Skip("tmux is not installed (apt-get install tmux); skipping the terminal UI test")
 	}
@@ -38,7 +44,7 @@ func (e *env) startTUI(args ...string) *tuiPane {
 	script := "cd '" + e.ws + "' && " + strings.Join(quoted, " ")
 	p.tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", "main", "sh", "-c", script+"; echo EXITED=$?; sleep 60")
 	e.t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
-	p.waitFor("│ ", 20*time.Second)
+	p.waitFor(want, 20*time.Second)
 	return p
 }
 

@@ -164,3 +164,15 @@ func (a *App) loadSettings(path string) (*permission.Settings, error) {
 	a.mu.Unlock()
 	return s, nil
 }
+
+// CheckWorkspace reads the settings files that apply in a workspace (the
+// user's, the project's and its local ones) and their hooks, as a turn
+// would, so that a front end can report a malformed file before it starts
+// (and before it creates a session) rather than at the first message.
+func (a *App) CheckWorkspace(ctx context.Context, workspace string) error {
+	if _, err := a.WorkspacePolicy(ctx, workspace, "", a.opts.Mode, false); err != nil {
+		return err
+	}
+	_, err := a.hookRunner(ctx, &protocol.Session{Workspace: workspace})
+	return err
+}

@@ -166,6 +166,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if err := a.CheckWorkspace(ctx, ws); err != nil {
+		return usageErr(err)
+	}
 
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	if sess == nil {

@@ -64,6 +64,9 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 			return usageErr(err)
 		}
 	}
+	if err := a.CheckWorkspace(ctx, ws); err != nil {
+		return usageErr(err)
+	}
 	b := app.NewBackend(a, ws, f.model)
 
 	opts := tui.Options{Backend: b, HistoryFile: historyFile(a.Home, ws), NoColor: os.Getenv("NO_COLOR") != ""}

@@ -474,3 +474,42 @@ func TestTUIRetryAfterFailureStoresPromptOnce(t *testing.T) {
 		t.Errorf("the prompt is stored %d times, want once", n)
 	}
 }
+
+// TestTUIResumedViewMatchesLive runs a session with an attached file, a
+// tool call and a cancelled stream, then resumes it: the resumed view
+// shows the same tool card (title and timing), the message as typed with
+// its attachment noted, and the partial answer of the cancelled turn.
+func TestTUIResumedViewMatchesLive(t *testing.T) {
+	e := newEnv(t, llmtest.Call("read_file", `{"path":"a.txt"}`), llmtest.Text("answer one"),
+		llmtest.Reply{Text: "partial words then silence", Hang: true, Pieces: 2})
+	e.writeWS("a.txt", "alpha\nbeta\ngamma\n")
+	p := e.startTUI()
+	p.typeLine("explain @a.txt")
+	p.waitFor("answer one", 20*time.Second)
+	p.typeLine("second question")
+	p.waitFor("partial words", 20*time.Second)
+	p.keys("Escape")
+	live := p.waitFor("Cancelled.", 20*time.Second)
+	p.keys("C-u", "C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+	card := ""
+	for _, l := range strings.Split(live, "\n") {
+		if strings.HasPrefix(l, "✓ ") {
+			card = strings.TrimSpace(l)
+		}
+	}
+	if card == "" {
+		t.Fatalf("no tool card on the live screen:\n%s", live)
+	}
+
+	r := e.startTUIWaiting("Resumed session", "--continue")
+	s := r.waitFor("partial words", 20*time.Second)
+	for _, want := range []string{card, "› explain @a.txt", "attached: a.txt (3 lines)", "answer one", "Cancelled.", "first token"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the resumed view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "<file path") {
+		t.Errorf("the resumed view prints the attachment:\n%s", s)
+	}
+}

@@ -44,3 +44,4 @@ func failureCode(err error) protocol.ErrorCode {
 	}
 	return errorCode(err)
 }
+

@@ -300,6 +300,9 @@ type turn struct {
 	held    []*protocol.Message
 	heldEvs []protocol.Event
 
+	// partial is the text of an answer still streaming, kept for the
+	// turn.cancelled or turn.failed event if the stream never ends.
+	partial    strings.Builder
 	firstToken time.Duration // from the turn's start to its first token
 	modelTime  time.Duration // waiting for the model
 	toolTime   time.Duration // running tools (wall time)
@@ -601,20 +604,28 @@ func (t *turn) stopHook() (bool, error) {
 }
 
 // complete sends the view to the model and streams the deltas to the sink.
-func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
+func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err error) {
 	req := &llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs}
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
+	t.partial.Reset()
+	defer func() {
+		if err == nil {
+			t.partial.Reset() // the answer is whole; it is stored next
+		}
+	}()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
 		if t.firstToken == 0 && (d.Kind == llm.DeltaText || d.Kind == llm.DeltaReasoning) {
 			t.firstToken = time.Since(t.start)
 		}
 		switch d.Kind {
 		case llm.DeltaText:
+			t.partial.WriteString(d.Text)
 			t.emit(protocol.Event{Type: protocol.EventMessageDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaReasoning:
 			t.emit(protocol.Event{Type: protocol.EventReasoningDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaRetry:
+			t.partial.Reset()
 			msg := ""
 			if d.Err != nil {
 				msg = d.Err.Error()
@@ -731,7 +742,7 @@ func (t *turn) finish(runErr error) error {
 		t.returnQueued()
 		t.statusEvent(protocol.StatusCancelled, "")
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusCancelled},
-			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step, Text: t.partial.String()}); err != nil {
 			t.core.log.Error("record cancelled turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr
@@ -741,7 +752,7 @@ func (t *turn) finish(runErr error) error {
 		msg := runErr.Error()
 		t.statusEvent(protocol.StatusFailed, msg)
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
-			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step, Text: t.partial.String()}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

@@ -65,8 +65,9 @@ func (b *Backend) Latest(ctx context.Context) (*protocol.Session, error) {
 	return &list[0], nil
 }
 
-// ResumeSession returns a stored session and its transcript.
-func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Message, error) {
+// ResumeSession returns a stored session and its stored events, from
+// which the UI shows its history as it was shown live.
+func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Event, error) {
 	s, err := b.a.Store.GetSession(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return protocol.Session{}, nil, fmt.Errorf("session %s does not exist; /sessions lists this workspace's sessions", id)
@@ -74,7 +75,7 @@ func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Sessio
 	if err != nil {
 		return protocol.Session{}, nil, err
 	}
-	msgs, err := b.a.Store.Messages(ctx, id, 0)
+	evs, err := b.a.Store.Events(ctx, id, 0, 0)
 	if err != nil {
 		return protocol.Session{}, nil, err
 	}
@@ -83,7 +84,7 @@ func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Sessio
 		s.Model = b.model
 	}
 	b.mu.Unlock()
-	return *s, msgs, nil
+	return *s, evs, nil
 }
 
 // ListSessions returns the workspace's sessions, most recent first.

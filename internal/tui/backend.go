@@ -21,9 +21,9 @@ type Backend interface {
 	// NewSession creates an idle session in the workspace on the current
 	// model.
 	NewSession(ctx context.Context) (protocol.Session, error)
-	// ResumeSession returns a stored session and its messages, for
-	// rendering its history.
-	ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Message, error)
+	// ResumeSession returns a stored session and its stored events, for
+	// showing its history as it was shown live.
+	ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Event, error)
 	// ListSessions returns the workspace's sessions, most recent first,
 	// at most limit of them.
 	ListSessions(ctx context.Context, limit int) ([]protocol.Session, error)

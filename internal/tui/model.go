@@ -24,9 +24,9 @@ type Options struct {
 	Backend Backend
 	// Session is the session the UI opens on.
 	Session protocol.Session
-	// History is the session's stored transcript, rendered first (for a
-	// resumed session).
-	History []protocol.Message
+	// History is the session's stored events, shown first (for a resumed
+	// session) as they were shown live.
+	History []protocol.Event
 	// HistoryFile keeps the input history of the workspace; none if "".
 	HistoryFile string
 	// Width and Height are the terminal's size until the program reports
@@ -59,7 +59,7 @@ type (
 	// sessionMsg switches the UI to a session (new or resumed).
 	sessionMsg struct {
 		sess    protocol.Session
-		history []protocol.Message
+		history []protocol.Event
 		err     error
 	}
 	// sessionsMsg lists sessions for the picker.
@@ -222,15 +222,15 @@ func (m *Model) Wait(d time.Duration) {
 
 // setSession shows a session: its history is printed and the counters
 // start from its stored usage.
-func (m *Model) setSession(s protocol.Session, history []protocol.Message) {
+func (m *Model) setSession(s protocol.Session, history []protocol.Event) {
 	m.sess, m.model = s, s.Model
 	m.total = s.Usage
 	m.turnUsage = protocol.Usage{}
 	m.cost, m.costKnown, m.ctxPercent = 0, false, 0
 	m.todos, m.queued = nil, nil
 	if len(history) > 0 {
-		m.print(m.th.dim.Render(fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(history))))
-		m.print(m.r.history(history)...)
+		m.print(m.th.dim.Render(fmt.Sprintf("Resumed session %s (%d messages).", s.ID, s.MessageCount)))
+		m.replay(history)
 	} else if s.ID != "" {
 		m.print(m.th.dim.Render(oneLine(fmt.Sprintf("mx-claw · session %s · %s · /help for commands", s.ID, clean(m.backend.Workspace())), m.width)))
 	}

@@ -112,9 +112,12 @@ func (r *renderer) toolCard(ev protocol.Event) string {
 		b.WriteString(r.diff(d))
 		return b.String()
 	}
-	preview := ev.Preview
+	// The whole result, when the event carries it, so that the count of
+	// lines not shown is right (the event's Preview is cut to a few
+	// hundred bytes).
+	preview := content
 	if preview == "" {
-		preview = content
+		preview = ev.Preview
 	}
 	if p := r.preview(preview); p != "" {
 		b.WriteString("\n")
@@ -123,17 +126,18 @@ func (r *renderer) toolCard(ev protocol.Event) string {
 	return b.String()
 }
 
-// preview renders the first lines of a result, indented and dimmed.
+// preview renders the first lines of a result, indented and dimmed, and
+// how many more there are.
 func (r *renderer) preview(s string) string {
-	s = strings.TrimRight(clean(s), "\n ")
+	s = strings.TrimRight(s, "\n ")
 	if s == "" {
 		return ""
 	}
-	lines := strings.Split(s, "\n")
-	more := len(lines) - previewLines
-	if more > 0 {
-		lines = lines[:previewLines]
+	head, more := s, 0
+	if i := nthIndex(s, '\n', previewLines); i >= 0 {
+		head, more = s[:i], strings.Count(s[i:], "\n")
 	}
+	lines := strings.Split(clean(head), "\n")
 	for i, l := range lines {
 		lines[i] = r.th.dim.Render("  │ " + ansi.Truncate(l, max(r.width-4, 8), "…"))
 	}
@@ -141,6 +145,19 @@ func (r *renderer) preview(s string) string {
 		lines = append(lines, r.th.dim.Render(fmt.Sprintf("  │ … %d more lines", more)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// nthIndex returns the index of the n-th c in s (from 1), or -1.
+func nthIndex(s string, c byte, n int) int {
+	off := 0
+	for ; n > 0; n-- {
+		i := strings.IndexByte(s[off:], c)
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	return off - 1
 }
 
 // diff colours a unified diff, cut to diffLines lines.
@@ -169,30 +186,6 @@ func (r *renderer) diff(d string) string {
 		lines = append(lines, r.th.dim.Render(fmt.Sprintf("    … %d more lines", more)))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// history renders a stored transcript: user messages, answers as
-// Markdown, tool results as short cards. System messages are skipped.
-func (r *renderer) history(msgs []protocol.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		switch m.Role {
-		case protocol.RoleUser:
-			out = append(out, r.user(m.Content))
-		case protocol.RoleAssistant:
-			if s := r.reasoning(m.Reasoning); s != "" {
-				out = append(out, s)
-			}
-			if strings.TrimSpace(m.Content) != "" {
-				out = append(out, r.markdown(m.Content))
-			}
-		case protocol.RoleTool:
-			ok := !m.IsError
-			ev := protocol.Event{ToolName: m.ToolName, Summary: m.ToolName, OK: &ok, Message: &m}
-			out = append(out, r.toolCard(ev))
-		}
-	}
-	return out
 }
 
 // isEditTool reports whether a tool's result carries a diff of its change.

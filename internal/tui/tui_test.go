@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +40,11 @@ func (f *fakeBackend) Workspace() string { return "/work/ws" }
 func (f *fakeBackend) NewSession(context.Context) (protocol.Session, error) {
 	return protocol.Session{ID: "newsession000001", Model: "fake/fake-model"}, nil
 }
-func (f *fakeBackend) ResumeSession(_ context.Context, id string) (protocol.Session, []protocol.Message, error) {
-	return protocol.Session{ID: id, Model: "fake/fake-model"}, []protocol.Message{{Role: protocol.RoleUser, Content: "old question"}, {Role: protocol.RoleAssistant, Content: "old answer"}}, nil
+func (f *fakeBackend) ResumeSession(_ context.Context, id string) (protocol.Session, []protocol.Event, error) {
+	return protocol.Session{ID: id, Model: "fake/fake-model", MessageCount: 2}, []protocol.Event{
+		{Type: protocol.EventMessageCompleted, Message: &protocol.Message{Role: protocol.RoleUser, Content: "old question"}},
+		{Type: protocol.EventMessageCompleted, Message: &protocol.Message{Role: protocol.RoleAssistant, Content: "old answer"}},
+	}, nil
 }
 func (f *fakeBackend) ListSessions(context.Context, int) ([]protocol.Session, error) {
 	return f.sessions, nil
@@ -584,5 +588,24 @@ func TestFailedPromptRetriedNotDuplicated(t *testing.T) {
 	h.typeLine("/retry")
 	if got := h.b.waitRuns(3); len(got) != 3 || got[2] != "<continue>" {
 		t.Errorf("runs %q after /retry", got)
+	}
+}
+
+// TestToolCardCountsHiddenLinesOfWholeResult: `seq 1 500` shows four
+// lines and says 497 more (the 496 numbers and the exit line), counted on
+// the whole result, not on the event's short preview.
+func TestToolCardCountsHiddenLinesOfWholeResult(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	var out strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&out, "%d\n", i)
+	}
+	out.WriteString("[exit code 0, 0.0s]")
+	ok := true
+	h.typeLine("count")
+	h.event(protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: "c", ToolName: "run_command", Summary: "Run seq 1 500",
+		OK: &ok, Preview: out.String()[:240] + "…", Message: &protocol.Message{Role: protocol.RoleTool, Content: out.String()}})
+	if s := h.screen(); !strings.Contains(s, "… 497 more lines") {
+		t.Errorf("card:\n%s", s)
 	}
 }

@@ -44,4 +44,3 @@ func failureCode(err error) protocol.ErrorCode {
 	}
 	return errorCode(err)
 }
-

@@ -513,3 +513,25 @@ func TestTUIResumedViewMatchesLive(t *testing.T) {
 		t.Errorf("the resumed view prints the attachment:\n%s", s)
 	}
 }
+
+// TestTUIClearEmptiesScreen: /clear in tmux leaves nothing printed before
+// it on the screen or in the scrollback, and the input box works on.
+func TestTUIClearEmptiesScreen(t *testing.T) {
+	e := newEnv(t, llmtest.Text("an answer to clear away"), llmtest.Text("after the clear"))
+	p := e.startTUI()
+	p.typeLine("first")
+	p.waitFor("an answer to clear away", 20*time.Second)
+	p.typeLine("/clear")
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(p.screen(), "an answer to clear away") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if s := p.screen(); strings.Contains(s, "an answer to clear away") {
+		t.Fatalf("/clear left the answer on the screen:\n%s", s)
+	}
+	p.typeLine("second")
+	s := p.waitFor("after the clear", 20*time.Second)
+	if n := strings.Count(s, "Ask mx-claw"); n != 1 {
+		t.Errorf("the input box shows %d times after /clear:\n%s", n, s)
+	}
+}

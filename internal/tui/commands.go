@@ -48,7 +48,7 @@ func (m *Model) command(text string) []tea.Cmd {
 	case "/exit", "/quit":
 		m.quit()
 	case "/clear":
-		return []tea.Cmd{tea.ClearScreen}
+		return m.startClear()
 	case "/new":
 		if busyRefusal() {
 			return nil

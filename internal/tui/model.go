@@ -161,6 +161,8 @@ type Model struct {
 
 	ctrlCAt  time.Time
 	quitting bool
+	// clearing is the step of a /clear under way.
+	clearing clearStep
 }
 
 // New returns a Model for ctx (which ends the turns when cancelled).
@@ -263,9 +265,10 @@ func (m *Model) print(lines ...string) {
 	}
 }
 
-// flush hands the queued lines to the program if no print is on its way.
+// flush hands the queued lines to the program if no print is on its way
+// (and no /clear).
 func (m *Model) flush() tea.Cmd {
-	if m.printing || len(m.out) == 0 {
+	if m.printing || len(m.out) == 0 || m.clearing != clearNone {
 		return nil
 	}
 	if m.onPrint != nil {
@@ -370,6 +373,8 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 	case printedMsg:
 		m.printing = false
 		return nil
+	case clearMsg:
+		return m.clearNext()
 	case spinner.TickMsg:
 		if !m.busy {
 			return nil

@@ -17,7 +17,7 @@ const maxLiveBytes = 16 << 10
 // View renders the live area: what is in progress, the input box and the
 // status line. Everything finished has been printed above it already.
 func (m *Model) View() tea.View {
-	if m.quitting {
+	if m.quitting || m.clearing != clearNone {
 		return tea.NewView("")
 	}
 	var top, bottom []string

@@ -137,3 +137,41 @@ func TestBadSettingsReportedAtStartNoEmptySession(t *testing.T) {
 		t.Errorf("%d model requests", n)
 	}
 }
+
+// TestVersionFlag: `mx-claw --version` prints the version, as the version
+// subcommand does.
+func TestVersionFlag(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	flag, sub := e.run("", "--version"), e.run("", "version")
+	if flag.code != 0 || !strings.HasPrefix(flag.stdout, "mx-claw ") || flag.stdout != sub.stdout {
+		t.Errorf("--version: exit %d %q; version: %q", flag.code, flag.stdout, sub.stdout)
+	}
+}
+
+// TestRunHelpOnAskValue: run --help shows --on-ask with a plain value
+// name, not a command quoted in its description.
+func TestRunHelpOnAskValue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.run("", "run", "--help")
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, "--on-ask") && strings.Contains(l, "--on-ask mx-claw") {
+			t.Errorf("help line: %q", l)
+		}
+	}
+	if !strings.Contains(r.stdout, "--on-ask string") {
+		t.Errorf("help lacks `--on-ask string`:\n%s", r.stdout)
+	}
+}
+
+// TestCutStreamEndsItsLine: an answer cut mid-stream ends its line on
+// stdout, so the error and session lines that follow start on their own.
+func TestCutStreamEndsItsLine(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{SSE: `data: {"choices":[{"index":0,"delta":{"content":"partial text"}}]}` + "\n\n"})
+	r := e.run("", "run", "hi")
+	if r.code != 1 || r.stdout != "partial text\n" || !strings.Contains(r.stderr, "Session: ") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -36,3 +36,31 @@ func TestTimeBudgetCancelsRequestInFlight(t *testing.T) {
 		t.Errorf("turn.failed = %+v, want code budget", evs)
 	}
 }
+
+// TestFirstTokenLeavesOutApprovalWait: the first token of a turn whose
+// first step waited half a second for the user's approval is reported
+// without that wait.
+func TestFirstTokenLeavesOutApprovalWait(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{Permissions: askPolicy(t)})
+	f.srv.Enqueue(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}}},
+		llmtest.Text("written"))
+	s := f.session()
+	evs := newEvents()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "write a", OnAsk: AskWait}, evs.sink)
+	}()
+	req := evs.waitFor(t, protocol.EventPermissionRequested)
+	time.Sleep(500 * time.Millisecond)
+	if err := f.core.Answer(context.Background(), ResolveRequest{SessionID: s.ID, RequestID: req.RequestID, Approve: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := evs.waitFor(t, protocol.EventTurnCompleted)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if done.FirstTokenMS <= 0 || done.FirstTokenMS >= 450 {
+		t.Errorf("first token %dms; the 500ms approval wait must not count", done.FirstTokenMS)
+	}
+}

@@ -303,7 +303,8 @@ type turn struct {
 	// partial is the text of an answer still streaming, kept for the
 	// turn.cancelled or turn.failed event if the stream never ends.
 	partial    strings.Builder
-	firstToken time.Duration // from the turn's start to its first token
+	firstToken time.Duration // from the turn's start to its first token, less waited
+	waited     time.Duration // waiting for the user's approvals
 	modelTime  time.Duration // waiting for the model
 	toolTime   time.Duration // running tools (wall time)
 
@@ -616,7 +617,7 @@ func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err erro
 	}()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
 		if t.firstToken == 0 && (d.Kind == llm.DeltaText || d.Kind == llm.DeltaReasoning) {
-			t.firstToken = time.Since(t.start)
+			t.firstToken = time.Since(t.start) - t.waited
 		}
 		switch d.Kind {
 		case llm.DeltaText:

@@ -49,7 +49,7 @@ type permFlags struct {
 func (p *permFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&p.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
 	fl.BoolVar(&p.yolo, "yolo", false, "same as --permission-mode bypass: allow every call except deny rules and hard checks")
-	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with `mx-claw approve`)")
+	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with mx-claw approve)")
 	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
 }
 
@@ -191,6 +191,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 // turnEnded reports how a turn ended and turns it into the command's error:
 // a pause prints the request and the commands that answer it (exit 4).
 func turnEnded(stdio IO, sessionID string, err error, printer *headless.Printer, jsonOut bool) error {
+	printer.EndLine()
 	if err == nil {
 		err = printer.Err()
 	}

@@ -106,7 +106,8 @@ type Event struct {
 	// RequestID identifies an approval (permission.*).
 	RequestID string `json:"requestId,omitempty"`
 	// ContextPercent is the share of the model's context window the last
-	// request used (usage, turn.completed).
+	// request used (usage, turn.completed), or the next one is estimated
+	// to use (compaction).
 	ContextPercent float64 `json:"contextPercent,omitempty"`
 	// CostUSD is the estimated cost of the request (usage) or the turn
 	// (turn.completed); absent when the model's price is unknown.

@@ -181,6 +181,7 @@ func (m *Model) approvalKey(s string) []tea.Cmd {
 func (m *Model) answer(approve bool, scope, feedback string) []tea.Cmd {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	m.noteApprovals(len(m.approvals) + 1)
 	verdict := map[string]string{"once": "Allowed once", "session": "Allowed for this session", "always": "Allowed always in this project"}[scope]
 	if !approve {
 		verdict = "Denied"

@@ -109,6 +109,10 @@ type Model struct {
 	turnStart  time.Time
 	firstToken time.Duration
 	gotToken   bool
+	// askedAt is when approvals began to be shown; approvalTime sums the
+	// time they were shown in this turn.
+	askedAt      time.Time
+	approvalTime time.Duration
 	turnsSeen  int
 	stream     strings.Builder
 	reasoning  strings.Builder
@@ -453,6 +457,7 @@ func (m *Model) startRun(run func(ctx context.Context, sink func(protocol.Event)
 	m.busy = true
 	m.turnStart = m.now()
 	m.gotToken, m.firstToken, m.turnsSeen = false, 0, 0
+	m.askedAt, m.approvalTime = time.Time{}, 0
 	m.turnUsage = protocol.Usage{}
 	m.retry = ""
 	m.answered, m.failCode, m.offer = false, "", ""
@@ -590,9 +595,13 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		}
 		m.print(m.r.toolCard(ev))
 	case protocol.EventPermissionRequested:
+		n := len(m.approvals)
 		m.approvals = append(m.approvals, ev)
+		m.noteApprovals(n)
 	case protocol.EventPermissionResolved:
+		n := len(m.approvals)
 		m.dropApproval(ev.RequestID)
+		m.noteApprovals(n)
 	case protocol.EventUsage:
 		if ev.Usage != nil {
 			m.turnUsage.Add(*ev.Usage)
@@ -617,6 +626,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
 			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))
 	case protocol.EventCompaction:
+		if ev.ContextPercent > 0 {
+			m.ctxPercent = ev.ContextPercent // what the compaction left
+		}
 		m.compacted = -1
 		var n int
 		if _, err := fmt.Sscanf(ev.Text, "compacted %d messages", &n); err == nil {
@@ -635,13 +647,35 @@ func (m *Model) handleEvent(ev protocol.Event) {
 	}
 }
 
-// token notes the first token of the turn.
+// token notes the first token of the turn. The time the user took to
+// answer approvals before it is not the model's, and is left out.
 func (m *Model) token() {
 	if !m.gotToken {
 		m.gotToken = true
-		m.firstToken = m.now().Sub(m.turnStart)
+		m.firstToken = m.now().Sub(m.turnStart) - m.waited()
 	}
 	m.retry = ""
+}
+
+// waited is how long the turn has waited for the user's approvals.
+func (m *Model) waited() time.Duration {
+	w := m.approvalTime
+	if len(m.approvals) > 0 && !m.askedAt.IsZero() {
+		w += m.now().Sub(m.askedAt)
+	}
+	return w
+}
+
+// noteApprovals keeps the time approvals are shown: call it before and
+// after the list of approvals changes.
+func (m *Model) noteApprovals(before int) {
+	switch now := len(m.approvals); {
+	case before == 0 && now > 0:
+		m.askedAt = m.now()
+	case before > 0 && now == 0 && !m.askedAt.IsZero():
+		m.approvalTime += m.now().Sub(m.askedAt)
+		m.askedAt = time.Time{}
+	}
 }
 
 func (m *Model) dropApproval(id string) {

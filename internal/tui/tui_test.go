@@ -609,3 +609,35 @@ func TestToolCardCountsHiddenLinesOfWholeResult(t *testing.T) {
 		t.Errorf("card:\n%s", s)
 	}
 }
+
+// TestFirstTokenLeavesOutApprovalWait: ten seconds spent answering an
+// approval before the first token are not the model's.
+func TestFirstTokenLeavesOutApprovalWait(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.event(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: "r1", ToolName: "run_command", Summary: "Run make"})
+	h.clock = h.clock.Add(10 * time.Second)
+	h.key("y")
+	h.clock = h.clock.Add(time.Second)
+	h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: "done"})
+	h.send(turnDoneMsg{})
+	if s := h.screen(); !strings.Contains(s, "first token 1.0s") {
+		t.Errorf("telemetry:\n%s", s)
+	}
+}
+
+// TestCompactionUpdatesContextUse: the status line shows the context use
+// the compaction left, not the one before it.
+func TestCompactionUpdatesContextUse(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventUsage, Usage: usage(70000, 100), ContextPercent: 72})
+	h.send(turnDoneMsg{})
+	h.typeLine("/compact")
+	h.event(protocol.Event{Type: protocol.EventCompaction, Text: "compacted 30 messages", ContextPercent: 9})
+	h.send(compactDoneMsg{done: true})
+	if s := h.screen(); !strings.Contains(s, "ctx 9%") {
+		t.Errorf("status line after /compact:\n%s", s)
+	}
+}

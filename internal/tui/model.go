@@ -113,14 +113,14 @@ type Model struct {
 	// time they were shown in this turn.
 	askedAt      time.Time
 	approvalTime time.Duration
-	turnsSeen  int
-	stream     strings.Builder
-	reasoning  strings.Builder
-	tools      []*toolCard
-	approvals  []protocol.Event
-	feedback   bool // typing feedback for a rejection
-	queued     []queuedItem
-	turnFailed bool // the last turn did not end well
+	turnsSeen    int
+	stream       strings.Builder
+	reasoning    strings.Builder
+	tools        []*toolCard
+	approvals    []protocol.Event
+	feedback     bool // typing feedback for a rejection
+	queued       []queuedItem
+	turnFailed   bool // the last turn did not end well
 	// turnPrompt is what the user typed for the running turn ("" for a
 	// continued or queued one); answered says the model answered in it;
 	// failCode is the code of its turn.failed.

@@ -535,3 +535,20 @@ func TestTUIClearEmptiesScreen(t *testing.T) {
 		t.Errorf("the input box shows %d times after /clear:\n%s", n, s)
 	}
 }
+
+// TestTUICtrlCCancelsTurn: Ctrl-C while the agent works cancels the turn
+// and mx-claw goes on; Ctrl-C twice on the idle prompt quits.
+func TestTUICtrlCCancelsTurn(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Text: "partial answer", Hang: true, Pieces: 1}, llmtest.Text("still here"))
+	p := e.startTUI()
+	p.typeLine("say something long")
+	p.waitFor("partial", 20*time.Second)
+	p.keys("C-c")
+	p.waitFor("Cancelled.", 20*time.Second)
+	p.typeLine("again")
+	p.waitFor("still here", 20*time.Second)
+	p.keys("C-c")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("C-c")
+	p.waitFor("EXITED=0", 10*time.Second)
+}

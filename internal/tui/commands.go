@@ -142,7 +142,7 @@ func (m *Model) help() string {
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")
-	sb.WriteString("  Esc cancel the turn · Ctrl-C twice or Ctrl-D exit\n")
+	sb.WriteString("  Esc or Ctrl-C cancel the turn · Ctrl-C twice on an empty prompt, or Ctrl-D, exit\n")
 	sb.WriteString("  Ctrl-O reasoning in full or collapsed, live and in answers printed from\n")
 	sb.WriteString("         then on (printed scrollback is not re-rendered; /reasoning prints\n")
 	sb.WriteString("         the last answer's reasoning in full)\n")

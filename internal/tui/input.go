@@ -20,17 +20,7 @@ const doubleCtrlC = 2 * time.Second
 func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	s := k.String()
 	if s == "ctrl+c" {
-		if !m.ctrlCAt.IsZero() && m.now().Sub(m.ctrlCAt) < doubleCtrlC {
-			m.quit()
-			return nil
-		}
-		m.ctrlCAt = m.now()
-		if m.prompt != nil {
-			m.closePrompt(promptAnswer{err: modelcmd.ErrCancelled})
-		}
-		m.input.Reset()
-		m.print(m.th.dim.Render("Press Ctrl-C again to exit."))
-		return nil
+		return m.ctrlC()
 	}
 	m.ctrlCAt = time.Time{}
 	if s == "ctrl+o" {
@@ -97,6 +87,34 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return []tea.Cmd{cmd}
+}
+
+// ctrlC stops what is going on, one thing per press: a question, a
+// running turn (as Esc), the text typed; on an idle, empty prompt a
+// second press within doubleCtrlC quits.
+func (m *Model) ctrlC() []tea.Cmd {
+	switch {
+	case m.prompt != nil:
+		m.closePrompt(promptAnswer{err: modelcmd.ErrCancelled})
+		m.ctrlCAt = time.Time{}
+		return nil
+	case m.busy:
+		m.ctrlCAt = time.Time{}
+		if m.backend.Cancel(m.sess.ID) {
+			m.print(m.th.dim.Render("Cancelling…"))
+		}
+		return nil
+	case m.input.Value() != "":
+		m.input.Reset()
+		m.ctrlCAt = time.Time{}
+		return nil
+	case !m.ctrlCAt.IsZero() && m.now().Sub(m.ctrlCAt) < doubleCtrlC:
+		m.quit()
+		return nil
+	}
+	m.ctrlCAt = m.now()
+	m.print(m.th.dim.Render("Press Ctrl-C again to exit."))
+	return nil
 }
 
 // toggleReasoning switches between reasoning collapsed to its first lines

@@ -440,6 +440,30 @@ func TestEscCancelsAndCtrlCTwiceQuits(t *testing.T) {
 	}
 }
 
+// TestCtrlCCancelsRunningTurn: Ctrl-C while the agent works cancels the
+// turn as Esc does and does not quit, however often it is pressed then;
+// on a typed prompt it clears the text first.
+func TestCtrlCCancelsRunningTurn(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	if h.b.cancels != 2 || h.m.quitting {
+		t.Fatalf("cancels %d, quitting %v; want the turn cancelled and mx-claw running", h.b.cancels, h.m.quitting)
+	}
+	h.send(turnDoneMsg{err: context.Canceled})
+	h.m.input.SetValue("half typed")
+	h.key("ctrl+c")
+	if h.m.input.Value() != "" || h.m.quitting {
+		t.Fatalf("input %q, quitting %v", h.m.input.Value(), h.m.quitting)
+	}
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	if !h.m.quitting {
+		t.Fatal("two Ctrl-C on an empty prompt did not quit")
+	}
+}
+
 func TestUntrustedTextIsSanitized(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.typeLine("hi")

@@ -175,3 +175,40 @@ func TestCutStreamEndsItsLine(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestProviderErrorsSayWhatToDo: a refused key names the command that
+// sets it; a server that does not answer names its URL and doctor.
+func TestProviderErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, llmtest.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided"}}`})
+	r := e.run("", "run", "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, "mx-claw model set fake api-key") {
+		t.Errorf("401: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	down := newEnv(t)
+	url := down.srv.URL()
+	down.srv.Close()
+	r = down.run("", "run", "hi")
+	if !strings.Contains(r.stderr, "is not answering") || !strings.Contains(r.stderr, "mx-claw doctor") || !strings.Contains(r.stderr, url) {
+		t.Errorf("server down: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestStartInHomeWarnsFirst: the REPL asks before it starts in the home
+// directory (n: it does not start), and run warns.
+func TestStartInHomeWarnsFirst(t *testing.T) {
+	e := newEnv(t, llmtest.Text("ok"))
+	r := e.run("", "run", "--cwd", e.home, "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "Warning: the workspace is your home directory") {
+		t.Errorf("run in home: exit %d, stderr %q", r.code, r.stderr)
+	}
+	home := *e
+	home.ws = e.home
+	p := home.startTUIWaiting("Start here anyway?")
+	p.typeLine("n")
+	s := p.waitFor("EXITED=", 10*time.Second)
+	if !strings.Contains(s, "EXITED=2") || !strings.Contains(s, "not started in your home directory") {
+		t.Errorf("screen:\n%s", s)
+	}
+}

@@ -147,7 +147,8 @@ func (a *App) ResolveModel(id string) (agent.Model, error) {
 	c, ok := a.clients[ck]
 	if !ok {
 		idle, _ := time.ParseDuration(a.Config.StreamIdleTimeout) // checked by config.Load
-		c = redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key, IdleTimeout: idle}), key: key}
+		c = hintingClient{provider: p.Name, baseURL: p.BaseURL,
+			Client: redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key, IdleTimeout: idle}), key: key}}
 		a.clients[ck] = c
 	}
 	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil

@@ -133,6 +133,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if what := broadWorkspace(ws); what != "" {
+		fmt.Fprintf(stdio.Err, "Warning: the workspace is %s (%s); the agent can reach every file under it. Use --cwd or cd into a project.\n", what, ws)
+	}
 	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
 	if err != nil {
 		return err

@@ -54,6 +54,9 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
+	if what := broadWorkspace(ws); what != "" && !confirmBroad(stdio.In, stdio.Out, ws, what) {
+		return usagef("not started in %s; cd into a project and run mx-claw there", what)
+	}
 	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust})
 	if err != nil {
 		return err

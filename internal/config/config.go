@@ -139,7 +139,7 @@ func Load(home string) (*Config, error) {
 	}
 	var f Config
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("config %s is not valid JSON (%v); fix or remove the file", path, err)
+		return nil, decodeError(path, data, err)
 	}
 	if f.Version > CurrentVersion {
 		return nil, fmt.Errorf("config %s has version %d, newer than this mx-claw supports (%d); upgrade mx-claw", path, f.Version, CurrentVersion)

@@ -94,7 +94,11 @@ func (p *Printer) Handle(e protocol.Event) {
 			p.progress("⚠ a queued message was not sent: %s", termsafe.Sanitize(firstLine(q.Content)))
 		}
 	case protocol.EventRetry:
-		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
+		cancel := ""
+		if e.DelayMS >= 5000 {
+			cancel = "; Ctrl-C cancels"
+		}
+		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d%s)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1, cancel)
 	}
 }
 

@@ -106,8 +106,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		// The request is sent again: what streamed of it is dropped.
 		m.stream.Reset()
 		m.reasoning.Reset()
-		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
-			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))
+		m.retry = oneLine(clean(ev.Error), 200)
+		m.retryAt = m.now().Add(time.Duration(ev.DelayMS) * time.Millisecond)
+		m.retryAttempt = ev.Attempt
 	case protocol.EventCompaction:
 		if ev.ContextPercent > 0 {
 			m.ctxPercent = ev.ContextPercent // what the compaction left

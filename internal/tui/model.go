@@ -133,7 +133,11 @@ type Model struct {
 	failedPrompt string
 	offer        string
 	todos        []protocol.Todo
+	// retry is the error of a request being sent again at retryAt,
+	// attempt retryAttempt+1.
 	retry        string
+	retryAt      time.Time
+	retryAttempt int
 	compacting   bool // the turn is a /compact
 	compacted    int  // messages the compaction summarised, -1 if unknown
 

@@ -569,8 +569,24 @@ func TestRetryDropsPartialAnswer(t *testing.T) {
 	h.typeLine("go")
 	h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: "half an ans"})
 	h.event(protocol.Event{Type: protocol.EventRetry, Attempt: 1, DelayMS: 500, Error: "the provider sent nothing for 2m0s"})
-	if s := h.screen(); strings.Contains(s, "half an ans") || !strings.Contains(s, "retrying") {
+	if s := h.screen(); strings.Contains(s, "half an ans") || !strings.Contains(s, "sending it again") {
 		t.Errorf("live area after the retry:\n%s", s)
+	}
+}
+
+// TestLongRetryWaitSaysHowLongAndEscCancels: a provider asking to wait
+// 45s: the live area counts down and says Esc cancels.
+func TestLongRetryWaitSaysHowLongAndEscCancels(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventRetry, Attempt: 1, DelayMS: 45000,
+		Error: "provider returned 429 Too Many Requests: Rate limit reached for requests per minute on this organisation"})
+	if s := h.screen(); !strings.Contains(s, "in 45s") || !strings.Contains(s, "Esc cancels") {
+		t.Errorf("live area:\n%s", s)
+	}
+	h.clock = h.clock.Add(30 * time.Second)
+	if s := h.screen(); !strings.Contains(s, "in 15s") {
+		t.Errorf("no countdown:\n%s", s)
 	}
 }
 

@@ -42,10 +42,14 @@ func (m *Model) View() tea.View {
 		if m.compacting {
 			label = "Compacting…"
 		}
+		hint := "  (Esc to cancel)"
 		if m.retry != "" {
-			label = m.retry
+			// How long, that Esc cancels, then why: the reason may be cut.
+			left := max(m.retryAt.Sub(m.now()), 0).Round(time.Second)
+			label = fmt.Sprintf("Request failed; sending it again in %s (attempt %d) · Esc cancels · %s", left, m.retryAttempt+1, m.retry)
+			hint = ""
 		}
-		bottom = append(bottom, m.th.accent.Render(m.spin.View())+" "+m.th.dim.Render(oneLine(label+"  (Esc to cancel)", m.width-2)))
+		bottom = append(bottom, m.th.accent.Render(m.spin.View())+" "+m.th.dim.Render(oneLine(label+hint, m.width-2)))
 	}
 	if m.prompt != nil {
 		bottom = append(bottom, m.promptView()...)

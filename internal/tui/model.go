@@ -532,4 +532,3 @@ func (m *Model) compactDone(msg compactDoneMsg) []tea.Cmd {
 	}
 	return nil
 }
-

@@ -552,3 +552,32 @@ func TestTUICtrlCCancelsTurn(t *testing.T) {
 	p.keys("C-c")
 	p.waitFor("EXITED=0", 10*time.Second)
 }
+
+// TestTUISlashMenuAndModelPicker: "/" opens the command menu with
+// descriptions, typing filters it, Enter on /model opens the picker of
+// every ready provider's models, and the session switches.
+func TestTUISlashMenuAndModelPicker(t *testing.T) {
+	e := newEnv(t, llmtest.Text("from the other model"))
+	p := e.startTUI()
+	p.keys("/")
+	p.waitFor("show this help", 10*time.Second)
+	p.tmux("send-keys", "-t", "main", "-l", "mod")
+	s := p.waitFor("› /model", 10*time.Second)
+	if strings.Contains(s, "show this help") {
+		t.Errorf("the menu does not filter:\n%s", s)
+	}
+	p.keys("Enter")
+	s = p.waitFor("Select a model for this session", 10*time.Second)
+	if !strings.Contains(s, "fake/fake-model · current") || !strings.Contains(s, "fake/other-model") {
+		t.Errorf("picker:\n%s", s)
+	}
+	p.keys("Down")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("Enter")
+	p.waitFor("Session model: fake/other-model", 10*time.Second)
+	p.typeLine("hello")
+	p.waitFor("from the other model", 20*time.Second)
+	if reqs := e.srv.ChatRequests(); len(reqs) != 1 || reqs[0].Chat.Model != "other-model" {
+		t.Errorf("the turn did not use the picked model")
+	}
+}

@@ -20,7 +20,7 @@ var slashCommands = []slashCommand{
 	{"/new", "", "start a new session"},
 	{"/sessions", "", "pick a session of this workspace to resume"},
 	{"/resume", "ID", "resume a session"},
-	{"/model", "[status|list|switch|use P M|ID|…]", "show or change the session's model"},
+	{"/model", "[status|default P/M|ID|…]", "pick the session's model from every provider's"},
 	{"/permissions", "", "show the permission mode and rules"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/retry", "", "send the last request again (after a failure or a step limit)"},
@@ -79,7 +79,7 @@ func (m *Model) command(text string) []tea.Cmd {
 			return nil
 		}
 		if len(args) == 0 {
-			args = []string{"status"}
+			args = []string{"pick"}
 		}
 		p := uiPrompter{events: m.events}
 		return []tea.Cmd{func() tea.Msg {

@@ -39,6 +39,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	if cmds, took := m.offerKey(s); took {
 		return cmds
 	}
+	if cmds, took := m.menuKey(s); took {
+		return cmds
+	}
 	switch s {
 	case "esc":
 		if m.feedback {

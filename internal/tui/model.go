@@ -171,6 +171,10 @@ type Model struct {
 	quitting bool
 	// clearing is the step of a /clear under way.
 	clearing clearStep
+	// menuSel is the command chosen in the slash menu; menuClosed is the
+	// input the menu was closed on with Esc.
+	menuSel    int
+	menuClosed string
 }
 
 // New returns a Model for ctx (which ends the turns when cancelled).

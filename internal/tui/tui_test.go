@@ -181,6 +181,10 @@ func (h *harness) key(s string) {
 		h.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	case "up":
 		h.send(tea.KeyPressMsg{Code: tea.KeyUp})
+	case "down":
+		h.send(tea.KeyPressMsg{Code: tea.KeyDown})
+	case "shift+tab":
+		h.send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
 	case "ctrl+c":
 		h.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	default:
@@ -296,6 +300,13 @@ func TestViewGolden(t *testing.T) {
 			h.typeLine("first")
 			h.event(protocol.Event{Type: protocol.EventTurnStarted})
 			h.typeLine("second, typed while busy")
+		}},
+		{"slash-menu", 80, 24, func(h *harness) {
+			h.m.input.SetValue("/")
+			h.key("down")
+		}},
+		{"slash-menu-filtered", 60, 24, func(h *harness) {
+			h.m.input.SetValue("/re")
 		}},
 	}
 	for _, c := range cases {
@@ -679,5 +690,31 @@ func TestCompactionUpdatesContextUse(t *testing.T) {
 	h.send(compactDoneMsg{done: true})
 	if s := h.screen(); !strings.Contains(s, "ctx 9%") {
 		t.Errorf("status line after /compact:\n%s", s)
+	}
+}
+
+// TestSlashMenuFiltersAndRuns: the menu lists the commands that match what
+// is typed, Enter runs the chosen one, Esc closes the menu.
+func TestSlashMenuFiltersAndRuns(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.m.input.SetValue("/co")
+	s := h.screen()
+	for _, want := range []string{"/compact", "/cost", "show tokens and estimated cost"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("menu lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "show this help") {
+		t.Errorf("menu not filtered:\n%s", s)
+	}
+	h.key("down")
+	h.key("enter")
+	if !strings.Contains(h.screen(), "tokens:") {
+		t.Errorf("Enter did not run /cost:\n%s", h.screen())
+	}
+	h.m.input.SetValue("/he")
+	h.key("esc")
+	if strings.Contains(h.screen(), "show this help") {
+		t.Errorf("Esc did not close the menu:\n%s", h.screen())
 	}
 }

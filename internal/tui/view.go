@@ -57,6 +57,7 @@ func (m *Model) View() tea.View {
 	if m.feedback {
 		bottom = append(bottom, m.th.bold.Render("Tell the model what to do instead (Enter sends, Esc goes back):"))
 	}
+	bottom = append(bottom, m.menuView()...)
 	bottom = append(bottom, m.input.View())
 	bottom = append(bottom, m.statusLine())
 

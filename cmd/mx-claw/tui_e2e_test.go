@@ -581,3 +581,31 @@ func TestTUISlashMenuAndModelPicker(t *testing.T) {
 		t.Errorf("the turn did not use the picked model")
 	}
 }
+
+// TestTUIShiftTabCyclesPermissionMode: Shift+Tab switches the session to
+// acceptEdits, shown in the status line, and the next edit runs without
+// asking; bypass is not in the cycle of a REPL started without it.
+func TestTUIShiftTabCyclesPermissionMode(t *testing.T) {
+	e := newEnv(t, llmtest.Call("write_file", `{"path":"new.txt","content":"hi\n"}`), llmtest.Text("wrote it"))
+	p := e.startTUI()
+	p.keys("BTab")
+	p.waitFor("Permission mode: acceptEdits", 10*time.Second)
+	if s := p.screen(); !strings.Contains(s, "fake/fake-model · acceptEdits ·") {
+		t.Errorf("status line does not show the mode:\n%s", s)
+	}
+	p.typeLine("write new.txt")
+	s := p.waitFor("wrote it", 20*time.Second)
+	if strings.Contains(s, "[y] yes") {
+		t.Errorf("asked for an edit in acceptEdits:\n%s", s)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "new.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("new.txt = %q, %v", b, err)
+	}
+	for _, want := range []string{"Permission mode: plan", "Permission mode: default"} {
+		p.keys("BTab")
+		p.waitFor(want, 10*time.Second)
+	}
+	if strings.Contains(p.screen(), "Permission mode: bypass") {
+		t.Error("bypass is in the cycle")
+	}
+}

@@ -47,6 +47,10 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+
+	// sessionModes are permission modes chosen in this process, by
+	// session id (see modes.go).
+	sessionModes sync.Map
 }
 
 // Options adjust Open.

@@ -27,12 +27,16 @@ type Backend struct {
 	// model is the model asked for on the command line (--model); it is
 	// given to new sessions and to the next turn of a resumed one.
 	model string
+	// startMode is the permission mode the REPL started in.
+	startMode string
 }
 
 // NewBackend returns the UI's backend for a workspace; model, if set, is
 // the model chosen on the command line.
 func NewBackend(a *App, workspace, model string) *Backend {
-	return &Backend{a: a, ws: workspace, model: model}
+	b := &Backend{a: a, ws: workspace, model: model}
+	b.startMode = b.Mode()
+	return b
 }
 
 // Workspace returns the workspace directory.

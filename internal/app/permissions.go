@@ -18,7 +18,7 @@ import (
 // the session's grants. A malformed settings file is an error naming it:
 // the turn does not start with rules silently ignored.
 func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
-	return a.WorkspacePolicy(ctx, sess.Workspace, sess.ID, a.opts.Mode, false)
+	return a.WorkspacePolicy(ctx, sess.Workspace, sess.ID, a.modeFor(sess.ID), false)
 }
 
 // WorkspacePolicy builds the permission policy of a workspace as a turn

@@ -53,6 +53,11 @@ type Backend interface {
 	Cancel(sessionID string) bool
 	// Mode is the permission mode of this process.
 	Mode() string
+	// Modes are the permission modes Shift+Tab cycles through.
+	Modes() []string
+	// SetMode sets the permission mode of the session's next turns and
+	// returns the mode in force.
+	SetMode(ctx context.Context, sessionID, mode string) (string, error)
 	// Permissions describes the mode and the rules that apply to the
 	// session, one line each.
 	Permissions(ctx context.Context, sessionID string) ([]string, error)

@@ -21,7 +21,7 @@ var slashCommands = []slashCommand{
 	{"/sessions", "", "pick a session of this workspace to resume"},
 	{"/resume", "ID", "resume a session"},
 	{"/model", "[status|default P/M|ID|…]", "pick the session's model from every provider's"},
-	{"/permissions", "", "show the permission mode and rules"},
+	{"/permissions", "[MODE]", "show the rules, or set the mode (Shift+Tab cycles it)"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/retry", "", "send the last request again (after a failure or a step limit)"},
 	{"/todo", "", "show the model's task list"},
@@ -98,6 +98,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		}
 		return m.startCompact(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), name)))
 	case "/permissions":
+		if len(args) == 1 {
+			return m.setMode(args[0])
+		}
 		return []tea.Cmd{func() tea.Msg {
 			lines, err := b.Permissions(ctx, sid)
 			return noticeMsg{text: clean(strings.Join(lines, "\n")), err: err}
@@ -142,6 +145,7 @@ func (m *Model) help() string {
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")
+	sb.WriteString("  Shift+Tab cycles the permission mode: default → acceptEdits → plan\n")
 	sb.WriteString("  Esc or Ctrl-C cancel the turn · Ctrl-C twice on an empty prompt, or Ctrl-D, exit\n")
 	sb.WriteString("  Ctrl-O reasoning in full or collapsed, live and in answers printed from\n")
 	sb.WriteString("         then on (printed scrollback is not re-rendered; /reasoning prints\n")

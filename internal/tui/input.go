@@ -27,6 +27,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 		m.toggleReasoning()
 		return nil
 	}
+	if s == "shift+tab" && m.prompt == nil && !m.picking {
+		return m.cycleMode()
+	}
 	if m.prompt != nil {
 		return m.promptKey(k)
 	}

@@ -406,6 +406,9 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 	case dequeuedMsg:
 		m.dequeued(msg)
 		return nil
+	case modeMsg:
+		m.modeSet(msg)
+		return nil
 	case noticeMsg:
 		if msg.err != nil {
 			m.print(m.th.fail.Render(clean(msg.err.Error())))

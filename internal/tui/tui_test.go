@@ -109,7 +109,14 @@ func (f *fakeBackend) Cancel(string) bool {
 	f.cancels++
 	return true
 }
-func (f *fakeBackend) Mode() string { return "default" }
+func (f *fakeBackend) Mode() string    { return "default" }
+func (f *fakeBackend) Modes() []string { return []string{"default", "acceptEdits", "plan"} }
+func (f *fakeBackend) SetMode(_ context.Context, _, mode string) (string, error) {
+	if mode == "bypass" {
+		return "", errors.New("bypass can only be chosen at start")
+	}
+	return mode, nil
+}
 func (f *fakeBackend) Permissions(context.Context, string) ([]string, error) {
 	return []string{"mode: default (the default)", "  allow run_command(make:*)  (settings.json)"}, nil
 }
@@ -716,5 +723,25 @@ func TestSlashMenuFiltersAndRuns(t *testing.T) {
 	h.key("esc")
 	if strings.Contains(h.screen(), "show this help") {
 		t.Errorf("Esc did not close the menu:\n%s", h.screen())
+	}
+}
+
+// TestShiftTabCyclesMode: Shift+Tab goes default → acceptEdits → plan →
+// default, shown in the status line; /permissions MODE sets it.
+func TestShiftTabCyclesMode(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	for _, want := range []string{"acceptEdits", "plan", "default"} {
+		h.key("shift+tab")
+		if h.m.mode != want || !strings.Contains(h.m.statusLine(), " · "+want+" · ") {
+			t.Fatalf("mode %q, status %q; want %s", h.m.mode, h.m.statusLine(), want)
+		}
+	}
+	h.typeLine("/permissions plan")
+	if h.m.mode != "plan" {
+		t.Errorf("/permissions plan: mode %q", h.m.mode)
+	}
+	h.typeLine("/permissions bypass")
+	if h.m.mode != "plan" || !strings.Contains(h.screen(), "bypass can only be chosen at start") {
+		t.Errorf("bypass: mode %q\n%s", h.m.mode, h.screen())
 	}
 }

@@ -609,3 +609,36 @@ func TestTUIShiftTabCyclesPermissionMode(t *testing.T) {
 		t.Error("bypass is in the cycle")
 	}
 }
+
+// TestTUIMarkdownRenderedWhileStreamingSurvivesResize streams a Markdown
+// answer slowly and resizes the terminal mid-stream: finished blocks show
+// rendered before the answer ends, and no heading or line is repeated.
+func TestTUIMarkdownRenderedWhileStreamingSurvivesResize(t *testing.T) {
+	var answer strings.Builder
+	answer.WriteString("# Streaming Heading\n\n- first point\n- second point\n\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&answer, "Paragraph number %02d of the answer, long enough to wrap when the window gets narrower than before.\n\n", i)
+	}
+	answer.WriteString("## Closing Heading\n\nThe end.")
+	e := newEnv(t, llmtest.Reply{Text: answer.String(), Pieces: 60, ChunkDelay: 60 * time.Millisecond})
+	p := e.startTUI()
+	p.typeLine("explain")
+	s := p.waitFor("Paragraph number 03", 20*time.Second)
+	if !strings.Contains(s, "• first point") || strings.Contains(s, "- first point") {
+		t.Errorf("the finished list is not rendered while the answer streams:\n%s", s)
+	}
+	p.tmux("resize-window", "-t", "main", "-x", "60", "-y", "20")
+	time.Sleep(300 * time.Millisecond)
+	p.tmux("resize-window", "-t", "main", "-x", "90", "-y", "24")
+	s = p.waitFor("took", 30*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	s = p.screen()
+	for _, want := range []string{"Streaming Heading", "Closing Heading", "Paragraph number 01", "Paragraph number 12", "The end."} {
+		if n := strings.Count(s, want); n != 1 {
+			t.Errorf("%q shows %d times, want once", want, n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("screen:\n%s", s)
+	}
+}

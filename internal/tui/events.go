@@ -26,7 +26,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		}
 	case protocol.EventMessageDelta:
 		m.token()
-		m.stream.WriteString(ev.Text)
+		m.streamDelta(ev.Text)
 	case protocol.EventReasoningDelta:
 		m.token()
 		m.reasoning.WriteString(ev.Text)
@@ -35,28 +35,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 			return // printed when it was sent
 		}
 		m.answered = true
-		reasoning := m.reasoning.String()
-		text := ev.Text
-		if ev.Message != nil {
-			if ev.Message.Reasoning != "" {
-				reasoning = ev.Message.Reasoning
-			}
-			if text == "" {
-				text = ev.Message.Content
-			}
-		}
-		if text == "" {
-			text = m.stream.String()
-		}
-		if strings.TrimSpace(reasoning) != "" {
-			m.lastReasoning = reasoning
-		}
-		m.print(m.r.reasoning(reasoning))
-		if strings.TrimSpace(text) != "" {
-			m.print(m.r.markdown(text))
-		}
-		m.stream.Reset()
-		m.reasoning.Reset()
+		m.completeAnswer(ev)
 	case protocol.EventToolStarted:
 		m.tools = append(m.tools, &toolCard{id: ev.ToolCallID, name: ev.ToolName, summary: ev.Summary, start: m.now()})
 	case protocol.EventToolOutput:
@@ -104,8 +83,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
 	case protocol.EventRetry:
 		// The request is sent again: what streamed of it is dropped.
-		m.stream.Reset()
-		m.reasoning.Reset()
+		m.restartAnswer()
 		m.retry = oneLine(clean(ev.Error), 200)
 		m.retryAt = m.now().Add(time.Duration(ev.DelayMS) * time.Millisecond)
 		m.retryAttempt = ev.Attempt
@@ -177,15 +155,7 @@ func (m *Model) dropApproval(id string) {
 // turnDone prints how the turn ended and what it cost.
 func (m *Model) turnDone(err error) []tea.Cmd {
 	m.busy = false
-	if s := strings.TrimSpace(m.reasoning.String()); s != "" {
-		m.lastReasoning = s
-		m.print(m.r.reasoning(s))
-	}
-	if s := m.stream.String(); strings.TrimSpace(s) != "" {
-		m.print(m.r.wrap(clean(s)))
-	}
-	m.stream.Reset()
-	m.reasoning.Reset()
+	m.cutAnswer()
 	for _, c := range m.tools {
 		m.print(m.th.fail.Render("✗ ") + clean(oneLine(c.summary, m.width-10)) + m.th.dim.Render(" (interrupted)"))
 	}

@@ -116,11 +116,17 @@ type Model struct {
 	turnsSeen    int
 	stream       strings.Builder
 	reasoning    strings.Builder
-	tools        []*toolCard
-	approvals    []protocol.Event
-	feedback     bool // typing feedback for a rejection
-	queued       []queuedItem
-	turnFailed   bool // the last turn did not end well
+	// printedTo is how much of stream has been printed rendered, in
+	// partsPrinted parts; answerStarted says its reasoning was printed
+	// before the first (see stream.go).
+	printedTo     int
+	partsPrinted  int
+	answerStarted bool
+	tools         []*toolCard
+	approvals     []protocol.Event
+	feedback      bool // typing feedback for a rejection
+	queued        []queuedItem
+	turnFailed    bool // the last turn did not end well
 	// turnPrompt is what the user typed for the running turn ("" for a
 	// continued or queued one); answered says the model answered in it;
 	// failCode is the code of its turn.failed.

@@ -745,3 +745,29 @@ func TestShiftTabCyclesMode(t *testing.T) {
 		t.Errorf("bypass: mode %q\n%s", h.m.mode, h.screen())
 	}
 }
+
+// TestAnswerRenderedAsItStreams streams a Markdown answer in small pieces:
+// finished blocks are printed rendered while it streams (the open one
+// stays raw in the live area), and what is printed in the end is what
+// rendering the whole answer prints.
+func TestAnswerRenderedAsItStreams(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	answer := "## Plan\n\n- read the code\n- **fix** it\n\n```go\nfunc f() {}\n```\n\nThen run the tests and report."
+	h.typeLine("go")
+	before := len(h.printed)
+	for i := 0; i < len(answer); i += 5 {
+		h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: answer[i:min(i+5, len(answer))]})
+		if strings.HasPrefix(answer[i:], "```go") {
+			s := h.screen()
+			if !strings.Contains(s, "• read the code") || strings.Contains(s, "- read the code") {
+				t.Fatalf("the finished list is not rendered while streaming:\n%s", s)
+			}
+		}
+	}
+	h.event(protocol.Event{Type: protocol.EventMessageCompleted, Text: answer,
+		Message: &protocol.Message{Role: protocol.RoleAssistant, Content: answer}})
+	got := strings.Join(h.printed[before:], "\n")
+	if want := ansi.Strip(h.m.r.markdown(answer)); got != want {
+		t.Errorf("printed in parts:\n%s\n--- rendered whole:\n%s", got, want)
+	}
+}

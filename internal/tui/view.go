@@ -94,7 +94,7 @@ func (m *Model) streamTail(room int) []string {
 		}
 		return s
 	}
-	if r := m.reasoning.String(); r != "" && m.stream.Len() == 0 {
+	if r := m.reasoning.String(); r != "" && m.stream.Len() == 0 && !m.answerStarted {
 		rl := strings.Split(m.r.wrap(clean(strings.TrimSpace(tail(r)))), "\n")
 		if more := len(rl) - reasoningLines; more > 0 && !m.r.fullReasoning {
 			// Collapsed: the latest lines only (Ctrl-O shows them all).
@@ -104,7 +104,7 @@ func (m *Model) streamTail(room int) []string {
 			lines = append(lines, m.th.dim.Render("┊ "+l))
 		}
 	}
-	if s := m.stream.String(); s != "" {
+	if s := m.stream.String()[m.printedTo:]; s != "" {
 		lines = append(lines, strings.Split(m.r.wrap(clean(strings.TrimRight(tail(s), "\n"))), "\n")...)
 	}
 	if len(lines) > room {

@@ -60,7 +60,7 @@ func TestLayering(t *testing.T) {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
 		}},
 		{"internal/tui", func(imp string) bool {
-			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm")
+			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/patch")
 		}},
 	}
 	for pkg, imps := range imports {

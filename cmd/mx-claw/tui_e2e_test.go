@@ -642,3 +642,35 @@ func TestTUIMarkdownRenderedWhileStreamingSurvivesResize(t *testing.T) {
 		t.Logf("screen:\n%s", s)
 	}
 }
+
+// TestTUIApprovalShowsWholeCommandAndDiff: a long command is wrapped in
+// the approval, not cut; an edit shows numbered lines with context; e
+// prints the whole change before answering.
+func TestTUIApprovalShowsWholeCommandAndDiff(t *testing.T) {
+	long := "touch start.txt && " + strings.Repeat("printf 'step' && ", 8) + "touch THE-END-OF-THE-COMMAND.txt"
+	cmd, _ := json.Marshal(map[string]string{"command": long})
+	var file strings.Builder
+	for i := 1; i <= 80; i++ {
+		fmt.Fprintf(&file, "row %02d\n", i)
+	}
+	e := newEnv(t, llmtest.Call("run_command", string(cmd)), llmtest.Call("read_file", `{"path":"f.txt"}`),
+		llmtest.Call("edit_file", `{"path":"f.txt","old_string":"row 40\n","new_string":"row forty\n"}`), llmtest.Text("all done"))
+	e.writeWS("f.txt", file.String())
+	p := e.startTUI()
+	p.typeLine("go")
+	s := p.waitFor("[y] yes", 20*time.Second)
+	if !strings.Contains(s, "THE-END-OF-THE-COMMAND") {
+		t.Errorf("the command is cut in the approval:\n%s", s)
+	}
+	p.keys("y")
+	s = p.waitFor("Allow edit_file?", 20*time.Second)
+	for _, want := range []string{"39   row 39", "40 - row 40", "40 + row forty", "41   row 41"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the edit approval lacks %q:\n%s", want, s)
+		}
+	}
+	p.keys("e")
+	p.waitFor("(in full; answer below)", 10*time.Second)
+	p.keys("y")
+	p.waitFor("all done", 20*time.Second)
+}

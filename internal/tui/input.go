@@ -193,6 +193,9 @@ func (m *Model) approvalKey(s string) []tea.Cmd {
 		m.feedback = true
 		m.input.Reset()
 		return nil
+	case "e", "E":
+		m.expandApproval()
+		return nil
 	case "esc":
 		if m.busy && m.backend.Cancel(m.sess.ID) {
 			m.print(m.th.dim.Render("Cancelling…"))

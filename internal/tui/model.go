@@ -124,9 +124,15 @@ type Model struct {
 	answerStarted bool
 	tools         []*toolCard
 	approvals     []protocol.Event
-	feedback      bool // typing feedback for a rejection
-	queued        []queuedItem
-	turnFailed    bool // the last turn did not end well
+	// preview is the rendered detail of the approval shown, for
+	// previewKey (its request and width); expanded is the request whose
+	// detail was printed in full.
+	preview    []string
+	previewKey string
+	expanded   string
+	feedback   bool // typing feedback for a rejection
+	queued     []queuedItem
+	turnFailed bool // the last turn did not end well
 	// turnPrompt is what the user typed for the running turn ("" for a
 	// continued or queued one); answered says the model answered in it;
 	// failCode is the code of its turn.failed.

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -207,44 +206,6 @@ func extractDiff(s string) string {
 		return s[i+1:]
 	}
 	return ""
-}
-
-// approvalDetail returns the exact thing an approval is about: the command
-// to run, the change as a diff-like listing, or the arguments.
-func approvalDetail(tool string, args json.RawMessage) string {
-	var a map[string]any
-	if json.Unmarshal(args, &a) != nil {
-		return string(args)
-	}
-	str := func(k string) string { s, _ := a[k].(string); return s }
-	switch {
-	case str("command") != "":
-		return "$ " + str("command")
-	case str("patch") != "":
-		return str("patch")
-	case tool == "edit_file":
-		var b strings.Builder
-		fmt.Fprintf(&b, "--- %s\n+++ %s\n", str("path"), str("path"))
-		for _, l := range strings.Split(str("old_string"), "\n") {
-			b.WriteString("-" + l + "\n")
-		}
-		for _, l := range strings.Split(str("new_string"), "\n") {
-			b.WriteString("+" + l + "\n")
-		}
-		return b.String()
-	case tool == "write_file":
-		var b strings.Builder
-		fmt.Fprintf(&b, "+++ %s\n", str("path"))
-		for _, l := range strings.Split(str("content"), "\n") {
-			b.WriteString("+" + l + "\n")
-		}
-		return b.String()
-	}
-	pretty, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
-		return string(args)
-	}
-	return string(pretty)
 }
 
 // oneLine returns the first line of s cut to w cells.

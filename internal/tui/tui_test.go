@@ -30,13 +30,19 @@ type fakeBackend struct {
 	answers  []protocol.ResolveApproval
 	queued   []string
 	removed  []int64
+	ws       string
 	runs     []string
 	compacts []string
 	cancels  int
 	sessions []protocol.Session
 }
 
-func (f *fakeBackend) Workspace() string { return "/work/ws" }
+func (f *fakeBackend) Workspace() string {
+	if f.ws != "" {
+		return f.ws
+	}
+	return "/work/ws"
+}
 func (f *fakeBackend) NewSession(context.Context) (protocol.Session, error) {
 	return protocol.Session{ID: "newsession000001", Model: "fake/fake-model"}, nil
 }
@@ -769,5 +775,39 @@ func TestAnswerRenderedAsItStreams(t *testing.T) {
 	got := strings.Join(h.printed[before:], "\n")
 	if want := ansi.Strip(h.m.r.markdown(answer)); got != want {
 		t.Errorf("printed in parts:\n%s\n--- rendered whole:\n%s", got, want)
+	}
+}
+
+// TestApprovalShowsNumberedDiffAndExpands: an edit's approval shows the
+// change as a diff of the file with line numbers and context, wraps a
+// long line instead of cutting it, and e prints the whole of it.
+func TestApprovalShowsNumberedDiffAndExpands(t *testing.T) {
+	h := newHarness(t, 60, 40)
+	h.b.ws = t.TempDir()
+	var file strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&file, "line %d\n", i)
+	}
+	os.WriteFile(filepath.Join(h.b.ws, "f.txt"), []byte(file.String()), 0o644)
+	long := "line 10 is now a much longer line that cannot fit in sixty columns and must wrap END"
+	args, _ := json.Marshal(map[string]any{"path": "f.txt", "old_string": "line 10\n", "new_string": long + "\n"})
+	h.typeLine("edit it")
+	h.event(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: "r1", ToolName: "edit_file", Summary: "Edit f.txt", Arguments: args})
+	s := h.screen()
+	for _, want := range []string{"f.txt", " 9   line 9", "10 - line 10", "10 + line 10 is now", "wrap END", "13   line 13"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("approval lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "14   line 14") {
+		t.Errorf("more than three lines of context:\n%s", s)
+	}
+	printed := len(h.printed)
+	h.key("e")
+	if all := strings.Join(h.printed[printed:], "\n"); !strings.Contains(all, "10 + line 10 is now") || !strings.Contains(all, "wrap END") {
+		t.Errorf("e did not print the change in full:\n%s", all)
+	}
+	if len(h.m.approvals) != 1 {
+		t.Error("e answered the approval")
 	}
 }

@@ -121,32 +121,27 @@ func (m *Model) approvalView() []string {
 	out := []string{m.th.warn.Render("╭ Allow " + oneLine(clean(a.ToolName), w-10) + "?")}
 	bar := m.th.warn.Render("│ ")
 	out = append(out, bar+m.th.bold.Render(oneLine(clean(a.Summary), w)))
-	detail := strings.Split(strings.TrimRight(clean(approvalDetail(a.ToolName, a.Arguments)), "\n"), "\n")
+	detail := m.approvalPreview(a, w)
 	limit := max(m.height/3, 3)
 	more := len(detail) - limit
 	if more > 0 {
 		detail = detail[:limit]
 	}
 	for _, l := range detail {
-		l = ansi.Truncate(l, w, "…")
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			l = m.th.add.Render(l)
-		case strings.HasPrefix(l, "-"):
-			l = m.th.del.Render(l)
-		}
 		out = append(out, bar+l)
 	}
-	if more > 0 {
-		out = append(out, bar+m.th.dim.Render(fmt.Sprintf("… %d more lines", more)))
+	switch {
+	case m.expanded == a.RequestID:
+		out = append(out, bar+m.th.dim.Render("(printed above in full)"))
+	case more > 0:
+		out = append(out, bar+m.th.dim.Render(fmt.Sprintf("… %d more lines · e shows all", more)))
 	}
 	if a.Error != "" {
 		out = append(out, bar+m.th.dim.Render(oneLine("why: "+clean(a.Error), w-5)))
 	}
-	keys := "[y] yes  [s] this session  [a] always  [n] no  [f] no, with feedback"
-	if m.width < 70 {
-		keys = "y once · s session · a always · n no · f feedback"
+	keys := "[y] yes  [s] this session  [a] always  [n] no  [f] no, with feedback  [e] all"
+	if m.width < 80 {
+		keys = "y once · s session · a always · n no · f feedback · e all"
 	}
 	out = append(out, m.th.warn.Render("╰ ")+m.th.bold.Render(keys))
 	if a.Text != "" {

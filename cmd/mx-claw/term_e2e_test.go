@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,5 +211,30 @@ func TestStartInHomeWarnsFirst(t *testing.T) {
 	s := p.waitFor("EXITED=", 10*time.Second)
 	if !strings.Contains(s, "EXITED=2") || !strings.Contains(s, "not started in your home directory") {
 		t.Errorf("screen:\n%s", s)
+	}
+}
+
+// TestMakeInstallSaysWhatItDoes runs `make install` into a temporary
+// GOBIN: it says where the binary goes, that a first build takes a while,
+// and that the directory is not on PATH.
+func TestMakeInstallSaysWhatItDoes(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed; skipping the make install test")
+	}
+	t.Parallel()
+	gobin := t.TempDir()
+	cmd := exec.Command("make", "-s", "install", "GOBIN="+gobin)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	for _, want := range []string{"installing it into " + gobin, "first build downloads", "Installed " + gobin + "/mx-claw", "not on your PATH"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make install does not say %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gobin, "mx-claw")); err != nil {
+		t.Error(err)
 	}
 }

@@ -674,3 +674,45 @@ func TestTUIApprovalShowsWholeCommandAndDiff(t *testing.T) {
 	p.keys("y")
 	p.waitFor("all done", 20*time.Second)
 }
+
+// TestTUIFirstRunWizard starts mx-claw with no config: the wizard runs in
+// the terminal, asks again after a bad URL, offers the server's models,
+// tests them with one request, saves, and the REPL starts on them.
+func TestTUIFirstRunWizard(t *testing.T) {
+	e := newEnv(t, llmtest.Text("OK"), llmtest.Text("hello from the new model"))
+	if err := os.Remove(filepath.Join(e.home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.SetModels("coder-one", "coder-two")
+	p := e.startTUIWaiting("Select a model provider")
+	s := p.screen()
+	if !strings.Contains(s, "Welcome to mx-claw") || !strings.Contains(s, "Add a custom provider") {
+		t.Fatalf("no wizard:\n%s", s)
+	}
+	p.typeLine("4")
+	p.waitFor("Provider name", 10*time.Second)
+	p.typeLine("local")
+	p.waitFor("Base URL", 10*time.Second)
+	p.typeLine("not a url")
+	p.waitFor("try again", 10*time.Second)
+	p.typeLine(e.srv.URL())
+	p.waitFor("API Key for local", 10*time.Second)
+	p.keys("Enter")
+	s = p.waitFor("Select the default model", 10*time.Second)
+	if !strings.Contains(s, "lists 2 models") || !strings.Contains(s, "coder-two") {
+		t.Errorf("the server's models are not offered:\n%s", s)
+	}
+	p.typeLine("2")
+	p.waitFor("answered", 20*time.Second)
+	p.waitFor("│ ", 20*time.Second)
+	p.typeLine("hi")
+	p.waitFor("hello from the new model", 20*time.Second)
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 2 || reqs[0].Chat.Model != "coder-two" || reqs[1].Chat.Model != "coder-two" {
+		t.Errorf("%d requests; want the test request and the turn, on coder-two", len(reqs))
+	}
+	cfg := e.readHome("config.json")
+	if !strings.Contains(cfg, `"activeProvider": "local"`) || !strings.Contains(cfg, `"model": "coder-two"`) {
+		t.Errorf("config.json:\n%s", cfg)
+	}
+}

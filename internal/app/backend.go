@@ -214,7 +214,7 @@ func (b *Backend) Permissions(ctx context.Context, sessionID string) ([]string, 
 func (b *Backend) ModelCommand(ctx context.Context, sessionID string, args []string, prompt modelcmd.Prompter) (string, string, error) {
 	var out bytes.Buffer
 	sess := &uiSession{b: b, id: sessionID}
-	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model", Prompt: prompt}
+	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model", Prompt: prompt, Probe: ProbeModel}
 	if sessionID != "" {
 		s, err := b.a.Store.GetSession(ctx, sessionID)
 		if err != nil {

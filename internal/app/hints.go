@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"syscall"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/llm"
+	"github.com/mx-claw/mx-claw/internal/llm/openai"
 )
 
 // Provider errors say what to do: which key was refused and the command
@@ -75,4 +77,20 @@ func providerHint(err error, provider, baseURL, model string) string {
 		return fmt.Sprintf("The host of %s was not found: check the URL (`mx-claw model status`) and your network, or run `mx-claw doctor`", baseURL)
 	}
 	return ""
+}
+
+// ProbeModel tests a provider's settings with one small request (a
+// one-token answer): the model commands' wizard sends it before saving.
+// Its error never holds the key.
+func ProbeModel(ctx context.Context, baseURL, key, model string) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	c := redactingClient{Client: openai.New(openai.Config{BaseURL: baseURL, APIKey: key,
+		Retry: llm.RetryPolicy{MaxAttempts: 1}, IdleTimeout: 30 * time.Second}), key: key}
+	_, err := c.Stream(ctx, &llm.Request{Model: model, MaxTokens: 1,
+		Messages: []llm.Message{{Role: "user", Content: "Reply with the word OK."}}}, nil)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("%s did not answer within a minute", baseURL)
+	}
+	return err
 }

@@ -70,6 +70,11 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err := a.CheckWorkspace(ctx, ws); err != nil {
 		return usageErr(err)
 	}
+	if !a.Config.Exists() && f.model == "" {
+		if err := firstRun(ctx, stdio, a); err != nil {
+			return err
+		}
+	}
 	b := app.NewBackend(a, ws, f.model)
 
 	opts := tui.Options{Backend: b, HistoryFile: historyFile(a.Home, ws), NoColor: os.Getenv("NO_COLOR") != ""}

@@ -76,6 +76,10 @@ type Handler struct {
 	// Prefix is how the user spells the command, for hints: "/model" in
 	// the REPL, "mx-claw model" on the command line (the default).
 	Prefix string
+	// Probe, if set, tests a provider's settings with one small model
+	// request before the wizard saves them; its errors must not hold the
+	// key.
+	Probe func(ctx context.Context, baseURL, key, model string) error
 }
 
 func (h *Handler) prefix() string {

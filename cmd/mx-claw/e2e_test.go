@@ -235,8 +235,10 @@ func TestRunReadWriteAnswer(t *testing.T) {
 		t.Errorf("write result sent to the model: %q", res)
 	}
 	t.Logf("first request: %d bytes", reqs[0].Size)
-	if reqs[0].Size > 15<<10 {
-		t.Errorf("first request is %d bytes, want under 15 KB", reqs[0].Size)
+	// The instructions with the environment (about 5 KB, issue 22) and
+	// the tool schemas (about 12 KB).
+	if reqs[0].Size > 20<<10 {
+		t.Errorf("first request is %d bytes, want under 20 KB", reqs[0].Size)
 	}
 }
 
@@ -991,14 +993,22 @@ func TestPermissionsTestExplains(t *testing.T) {
 
 func TestMalformedSettingsStopTheRun(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, llmtest.Text("never"))
-	e.writeWS(".mx-claw/settings.json", `{"permissions":{"allow":["run_command(go test"]}}`)
-	r := e.run("", "run", "hi")
-	if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "run_command(go test") {
-		t.Errorf("exit %d, stderr %q: want exit 2 naming the file and the entry", r.code, r.stderr)
-	}
-	if n := len(e.srv.ChatRequests()); n != 0 {
-		t.Errorf("%d requests with broken settings", n)
+	// A broken deny rule stops the run even before the project is
+	// trusted; a broken allow rule once it is (before, allow rules are
+	// not parsed at all).
+	for _, tt := range []struct{ text, flag string }{
+		{`{"permissions":{"deny":["run_command(go test"]}}`, "--permission-mode=default"},
+		{`{"permissions":{"allow":["run_command(go test"]}}`, "--trust"},
+	} {
+		e := newEnv(t, llmtest.Text("never"))
+		e.writeWS(".mx-claw/settings.json", tt.text)
+		r := e.run("", "run", tt.flag, "hi")
+		if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "run_command(go test") {
+			t.Errorf("%s: exit %d, stderr %q: want exit 2 naming the file and the entry", tt.text, r.code, r.stderr)
+		}
+		if n := len(e.srv.ChatRequests()); n != 0 {
+			t.Errorf("%d requests with broken settings", n)
+		}
 	}
 }
 

@@ -21,7 +21,7 @@ func (t *turn) viewPercent(m catalog.Model, records []compact.Record) float64 {
 		ledger = records[n-1].Ledger
 	}
 	est := t.estimator()
-	n := t.specTokens(t.toolSpecs())
+	n := t.specTokens(toolSpecs(t.tools))
 	view := compact.Project(t.history, records, ledger)
 	for i := range view {
 		n += est(&view[i])

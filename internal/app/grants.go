@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -36,7 +38,7 @@ func (g grantStore) AddGrant(ctx context.Context, scope, rule string) error {
 // localGrants loads the workspace's local settings and the set of rules
 // the user granted for it in mx-claw. A grant missing from the file (the
 // user removed it, or it predates the file) does not apply.
-func (a *App) localGrants(ctx context.Context, workspace string) (*permission.Settings, map[string]bool, error) {
+func (a *App) localGrants(ctx context.Context, workspace string, trusted bool) (*permission.Settings, map[string]bool, error) {
 	stored, err := a.Store.Grants(ctx, workspace)
 	if err != nil {
 		return nil, nil, err
@@ -45,7 +47,11 @@ func (a *App) localGrants(ctx context.Context, workspace string) (*permission.Se
 	for _, g := range stored {
 		granted[g.Rule] = true
 	}
-	local, err := a.loadSettings(permission.LocalSettingsPath(workspace))
+	path := permission.LocalSettingsPath(workspace)
+	key := fileKey(os.Lstat, path) + fileKey(os.Lstat, filepath.Dir(path)) + fmt.Sprint(trusted)
+	local, err := a.cachedLoad(path, key, func() (*permission.Settings, error) {
+		return permission.LoadLocalSettings(workspace, trusted)
+	})
 	if err != nil {
 		return nil, nil, err
 	}

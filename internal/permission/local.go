@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // The project's local settings, <workspace>/.mx-claw/settings.local.json,
@@ -23,7 +25,35 @@ import (
 
 // LocalSettingsPath returns the local settings file of a workspace.
 func LocalSettingsPath(workspace string) string {
-	return filepath.Join(workspace, ".mx-claw", "settings.local.json")
+	return filepath.Join(workspace, ProjectDir, localSettingsName)
+}
+
+// localSettingsName is the local settings file's name in ProjectDir.
+const localSettingsName = "settings.local.json"
+
+// LoadLocalSettings reads a workspace's settings.local.json as
+// LoadProjectSettings reads its settings.json: a symbolic link as
+// .mx-claw or as the file is refused, and until the project is trusted
+// only what tightens is parsed (its allow rules are kept unparsed in
+// UnparsedAllow, for the grants check of NewPolicy).
+func LoadLocalSettings(workspace string, trusted bool) (*Settings, error) {
+	path := LocalSettingsPath(workspace)
+	data, err := safefile.ReadInTree(workspace, filepath.Join(ProjectDir, localSettingsName), safefile.DefaultMax)
+	var le *safefile.LinkError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Settings{Path: path, TightenOnly: !trusted}, nil
+	case errors.As(err, &le):
+		return nil, &SettingsError{Path: path, Err: fmt.Errorf("%w: project configuration must be a real "+
+			"file inside the project, and %s is a symbolic link (to %s); replace the link with the "+
+			"directory or file itself, or remove it", ErrSymlinkedConfig, le.Path, le.Target)}
+	case err != nil:
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	if trusted {
+		return ParseSettings(path, data)
+	}
+	return parseTightening(path, data)
 }
 
 // AddLocalAllow adds rule to permissions.allow of the workspace's local
@@ -36,8 +66,13 @@ func AddLocalAllow(workspace, rule string) error {
 		return err
 	}
 	path := LocalSettingsPath(workspace)
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	data, err := safefile.ReadInTree(workspace, filepath.Join(ProjectDir, localSettingsName), safefile.DefaultMax)
+	var le *safefile.LinkError
+	switch {
+	case errors.As(err, &le):
+		return &SettingsError{Path: path, Err: fmt.Errorf("%w: not writing through the symbolic link %s (to %s)",
+			ErrSymlinkedConfig, le.Path, le.Target)}
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	top := map[string]json.RawMessage{}
@@ -78,6 +113,9 @@ func AddLocalAllow(workspace, rule string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		return &SettingsError{Path: path, Err: fmt.Errorf("%w: %s is not a directory of the project", ErrSymlinkedConfig, dir)}
 	}
 	if err := keepOutOfGit(dir, filepath.Base(path)); err != nil {
 		return err
@@ -128,7 +166,8 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 }
 
 // addLocal adds the rules of the local settings: deny and ask always,
-// allow when the project is trusted or the rule was granted in mx-claw.
+// allow when the project is trusted (then s is parsed in full) or the rule
+// was granted in mx-claw.
 func (p *Policy) addLocal(s *Settings, trusted bool, granted func(rule string) bool) {
 	if m := s.DefaultMode; m != "" {
 		switch {
@@ -145,14 +184,26 @@ func (p *Policy) addLocal(s *Settings, trusted bool, granted func(rule string) b
 	for _, r := range s.Ask {
 		p.rules = append(p.rules, EffectiveRule{List: Ask, Rule: r, Origin: s.Path})
 	}
+	// Not trusted: only the allow rules the user granted in mx-claw apply
+	// (kept unparsed by LoadLocalSettings).
+	unparsed := s.UnparsedAllow
 	for _, r := range s.Allow {
-		if !trusted && (granted == nil || !granted(r.Text)) {
-			p.ignored = append(p.ignored, Ignored{
-				Origin: s.Path, Entry: "permissions.allow: " + r.Text,
-				Reason: "not granted in mx-claw, and the project is not trusted",
-			})
+		if !trusted {
+			unparsed = append(unparsed, r.Text)
 			continue
 		}
 		p.rules = append(p.rules, EffectiveRule{List: Allow, Rule: r, Origin: s.Path})
+	}
+	for _, text := range unparsed {
+		r, err := ParseRule(text)
+		switch {
+		case granted == nil || !granted(text):
+			p.ignored = append(p.ignored, Ignored{Origin: s.Path, Entry: "permissions.allow: " + text,
+				Reason: "not granted in mx-claw, and the project is not trusted"})
+		case err != nil:
+			p.ignored = append(p.ignored, Ignored{Origin: s.Path, Entry: "permissions.allow: " + text, Reason: err.Error()})
+		default:
+			p.rules = append(p.rules, EffectiveRule{List: Allow, Rule: r, Origin: s.Path})
+		}
 	}
 }

@@ -75,3 +75,29 @@ func TestLocalAllowNeedsTrustOrGrant(t *testing.T) {
 		t.Errorf("trusted: %d rules, want 3", n)
 	}
 }
+
+// TestLoadLocalSettingsRefusesLinks: a settings.local.json that is a link
+// is refused, and AddLocalAllow does not write through one.
+func TestLoadLocalSettingsRefusesLinks(t *testing.T) {
+	t.Parallel()
+	ws, elsewhere := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".mx-claw"), 0o755)
+	target := filepath.Join(elsewhere, "s.json")
+	os.WriteFile(target, []byte(`{"permissions":{"allow":["run_command(curl:*)"]}}`), 0o644)
+	if err := os.Symlink(target, LocalSettingsPath(ws)); err != nil {
+		t.Skip(err)
+	}
+	if _, err := LoadLocalSettings(ws, true); err == nil {
+		t.Error("a linked settings.local.json was read")
+	}
+	if err := AddLocalAllow(ws, "run_command(ls)"); err == nil {
+		t.Error("AddLocalAllow wrote through a link")
+	}
+	if b, _ := os.ReadFile(target); strings.Contains(string(b), "run_command(ls)") {
+		t.Error("the link's target was changed")
+	}
+	s, err := LoadLocalSettings(t.TempDir(), false)
+	if err != nil || s.Exists {
+		t.Errorf("missing file: %+v, %v", s, err)
+	}
+}

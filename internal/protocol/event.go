@@ -124,6 +124,11 @@ type Event struct {
 	// Queued are the queued messages of input.queued, input.edited,
 	// input.removed and input.returned.
 	Queued []QueuedInput `json:"queued,omitempty"`
+	// FinishReason is why the model stopped an answer (message.completed
+	// of an assistant message), as the provider said: "stop",
+	// "tool_calls", "length" (out of output tokens), "content_filter"
+	// (refused)…
+	FinishReason string `json:"finishReason,omitempty"`
 }
 
 // ErrorCode classifies why a turn did not end well, where a front end

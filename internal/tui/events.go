@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -155,6 +156,9 @@ func (m *Model) dropApproval(id string) {
 // turnDone prints how the turn ended and what it cost.
 func (m *Model) turnDone(err error) []tea.Cmd {
 	m.busy = false
+	if pe := promptErased(nil); errors.As(err, &pe) && pe.PromptErased() {
+		m.hist.drop(m.turnInput)
+	}
 	m.cutAnswer()
 	for _, c := range m.tools {
 		m.print(m.th.fail.Render("✗ ") + clean(oneLine(c.summary, m.width-10)) + m.th.dim.Render(" (interrupted)"))

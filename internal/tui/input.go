@@ -172,6 +172,7 @@ func (m *Model) submit() []tea.Cmd {
 	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)
+	m.turnInput = raw
 	cmds := m.startTurn(send)
 	m.turnPrompt = text
 	return cmds

@@ -129,7 +129,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.
 		if err == nil {
 			resp.Body = w.body(resp.Body)
 			var out *llm.Response
-			out, err = c.read(w.ctx, resp, onDelta) // closes the body, and so ends w
+			out, err = c.read(w.ctx, resp, req, onDelta) // closes the body, and so ends w
 			if err == nil || !w.stalled() || ctx.Err() != nil {
 				if err != nil && ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -243,7 +243,7 @@ func (c *Client) retryAfter(h http.Header) time.Duration {
 }
 
 // read decodes a 2xx response and closes its body.
-func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm.Delta)) (*llm.Response, error) {
+func (c *Client) read(ctx context.Context, resp *http.Response, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); len(ct) >= 16 && strings.EqualFold(ct[:16], "application/json") {
 		return nil, jsonInsteadOfStream(resp)
@@ -253,6 +253,7 @@ func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm
 		d = new(decoder)
 	}
 	d.reset(resp.Body, onDelta)
+	d.limit(req)
 	out, err := d.run(ctx)
 	if err != nil {
 		// The decoder may be mid-value; let it go.

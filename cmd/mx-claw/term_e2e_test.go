@@ -118,9 +118,9 @@ func TestLocalSettingsOfUntrustedCloneDoNotGrant(t *testing.T) {
 // leaves no session behind.
 func TestBadSettingsReportedAtStartNoEmptySession(t *testing.T) {
 	e := newEnv(t, llmtest.Text("never asked"))
-	e.writeWS(".mx-claw/settings.json", `{"permissions": {"allow": ["run_command(go test"]}}`)
+	e.writeWS(".mx-claw/settings.json", `{"permissions": {"deny": ["run_command(go test"]}}`)
 	r := e.run("", "run", "hi")
-	if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "permissions.allow[0]") {
+	if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "permissions.deny[0]") {
 		t.Errorf("run: exit %d, stderr %q; want 2 naming the file and entry", r.code, r.stderr)
 	}
 	if l := e.run("", "sessions", "list", "--json"); strings.TrimSpace(l.stdout) != "[]" {
@@ -128,7 +128,7 @@ func TestBadSettingsReportedAtStartNoEmptySession(t *testing.T) {
 	}
 	p := e.startTUIWaiting("EXITED=")
 	s := p.screen()
-	if !strings.Contains(s, "EXITED=2") || !strings.Contains(s, "permissions.allow[0]") {
+	if !strings.Contains(s, "EXITED=2") || !strings.Contains(s, "permissions.deny[0]") {
 		t.Errorf("the REPL did not stop at start naming the entry:\n%s", s)
 	}
 	if l := e.run("", "sessions", "list", "--json"); strings.TrimSpace(l.stdout) != "[]" {

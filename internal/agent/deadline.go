@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -43,4 +44,25 @@ func failureCode(err error) protocol.ErrorCode {
 		return protocol.CodeStall
 	}
 	return errorCode(err)
+}
+
+// maxPartial caps the partial answer a turn.cancelled or turn.failed
+// event keeps: enough to show what was said, not a runaway answer.
+const maxPartial = 32 << 10
+
+// keepPartial adds a piece of the answer streaming in to what the turn's
+// end event keeps, up to maxPartial bytes.
+func (t *turn) keepPartial(text string) {
+	room := maxPartial - t.partial.Len()
+	if room <= 0 {
+		return
+	}
+	if len(text) > room {
+		cut := room
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	t.partial.WriteString(text)
 }

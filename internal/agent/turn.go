@@ -696,7 +696,7 @@ func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err erro
 		}
 		switch d.Kind {
 		case llm.DeltaText:
-			t.partial.WriteString(d.Text)
+			t.keepPartial(d.Text)
 			t.emit(protocol.Event{Type: protocol.EventMessageDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaReasoning:
 			t.emit(protocol.Event{Type: protocol.EventReasoningDelta, Text: d.Text, Step: t.step})

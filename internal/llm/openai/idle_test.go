@@ -66,22 +66,24 @@ func TestStallGivesUpWithStallError(t *testing.T) {
 	}
 }
 
-// TestSlowButSteadyStreamNotStalled sends a piece every 60ms for longer
+// TestSlowButSteadyStreamNotStalled sends a piece every 100ms for longer
 // than the idle timeout in total: each piece pushes the deadline back.
 func TestSlowButSteadyStreamNotStalled(t *testing.T) {
 	t.Parallel()
 	srv, hits := scripted(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		for range 6 {
+		for range 8 {
 			_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"x"}}]}`+"\n\n")
 			w.(http.Flusher).Flush()
-			time.Sleep(60 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond)
 		}
 		_, _ = io.WriteString(w, okStream)
 	})
-	c := New(Config{BaseURL: srv.URL, Sleep: noSleep, IdleTimeout: 150 * time.Millisecond})
+	// 800ms in all, more than the idle timeout, never silent for more
+	// than a fifth of it (room for a loaded machine).
+	c := New(Config{BaseURL: srv.URL, Sleep: noSleep, IdleTimeout: 500 * time.Millisecond})
 	resp, err := c.Stream(context.Background(), testRequest(), nil)
-	if err != nil || resp.Text != "xxxxxxok" || hits.Load() != 1 {
+	if err != nil || resp.Text != "xxxxxxxxok" || hits.Load() != 1 {
 		t.Fatalf("resp %+v, err %v, %d requests", resp, err, hits.Load())
 	}
 }

@@ -269,8 +269,13 @@ func (m *Model) setSession(s protocol.Session, history []protocol.Event) {
 }
 
 // Init starts the spinner and the event listener.
+//
+// The first print waits until the live area has been drawn: printing above
+// a live area the renderer has not put on the screen yet can leave that
+// first frame behind, above the printed lines.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.listen(), m.input.Focus(), m.flush())
+	m.printing = true
+	return tea.Batch(m.listen(), m.input.Focus(), tea.Tick(flushWindow, func(time.Time) tea.Msg { return printedMsg{} }))
 }
 
 // listen waits for the next message of a turn.
@@ -298,13 +303,16 @@ func (m *Model) print(lines ...string) {
 // flush hands the queued lines to the program if no print is on its way
 // (and no /clear).
 func (m *Model) flush() tea.Cmd {
-	if m.printing || len(m.out) == 0 || m.clearing != clearNone {
+	if len(m.out) == 0 {
 		return nil
 	}
 	if m.onPrint != nil {
 		text := strings.Join(m.out, "\n")
 		m.out = nil
 		m.onPrint(text)
+		return nil
+	}
+	if m.printing || m.clearing != clearNone {
 		return nil
 	}
 	text := m.takePrintable()

@@ -46,8 +46,8 @@ func failureCode(err error) protocol.ErrorCode {
 	return errorCode(err)
 }
 
-// maxPartial caps the partial answer a turn.cancelled or turn.failed
-// event keeps: enough to show what was said, not a runaway answer.
+// maxPartial caps the partial answer a turn.cancelled event keeps:
+// enough to show what was said.
 const maxPartial = 32 << 10
 
 // keepPartial adds a piece of the answer streaming in to what the turn's

@@ -337,7 +337,8 @@ type turn struct {
 	heldEvs []protocol.Event
 
 	// partial is the text of an answer still streaming, kept for the
-	// turn.cancelled or turn.failed event if the stream never ends.
+	// turn.cancelled event if the user stops it (a failed stream keeps
+	// nothing: it may be a runaway answer).
 	partial    strings.Builder
 	firstToken time.Duration // from the turn's start to its first token, less waited
 	waited     time.Duration // waiting for the user's approvals
@@ -834,7 +835,7 @@ func (t *turn) finish(runErr error) error {
 		msg := runErr.Error()
 		t.statusEvent(protocol.StatusFailed, msg)
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
-			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step, Text: t.partial.String()}); err != nil {
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

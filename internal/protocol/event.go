@@ -68,7 +68,8 @@ type Event struct {
 	Timestamp time.Time `json:"timestamp"`
 
 	// Text is the delta of message.delta, reasoning.delta and tool.output,
-	// and the content of message.completed.
+	// the content of message.completed, and what had streamed of the
+	// answer a turn.cancelled cut short (at most 32 KiB).
 	Text string `json:"text,omitempty"`
 	// Message is the stored message of message.completed (assistant) and
 	// tool.completed (tool result).

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,8 +15,8 @@ import (
 // it (ExtrasBackend): /memory, /skills and /context, and the user's custom
 // slash commands, which /help lists and Tab completes. A custom command
 // runs as a turn: its text ("/name args") goes to Backend.Run, which
-// expands it. Kept apart from commands.go, which only calls extraCommand,
-// extraHelp and extraNames.
+// expands it. Kept apart from commands.go, input.go and slashmenu.go,
+// which only call extraCommand, extraHelp, extraNames and extraMenuItems.
 
 // ExtrasBackend is what a backend implements to give the REPL memory,
 // skills, the context report and custom slash commands.
@@ -85,6 +86,19 @@ func (m *Model) extraNames() []string {
 		names = append(names, "/"+c.Name)
 	}
 	return names
+}
+
+// extraMenuItems returns what the slash menu lists besides the REPL's own
+// commands: /memory, /skills, /context and the custom commands.
+func (m *Model) extraMenuItems() []slashCommand {
+	if _, ok := m.extras(); !ok {
+		return nil
+	}
+	out := slices.Clone(extraCommands)
+	for _, c := range m.customCommands() {
+		out = append(out, slashCommand{name: "/" + c.Name, args: c.ArgumentHint, help: c.Description})
+	}
+	return out
 }
 
 // extraHelp adds the extra commands to /help.

@@ -69,6 +69,10 @@ func TestExtrasHelpCompletionAndCommands(t *testing.T) {
 	if strings.Contains(screen, "a custom /help") {
 		t.Error("/help lists a custom command a REPL command hides")
 	}
+	h.m.input.SetValue("/re")
+	if menu := ansi.Strip(strings.Join(h.m.menuView(), "\n")); !strings.Contains(menu, "/review       Review the staged changes") {
+		t.Errorf("the slash menu lacks the custom command:\n%s", menu)
+	}
 	h.m.input.SetValue("/rev")
 	h.key("tab")
 	if got := h.m.input.Value(); got != "/review " {

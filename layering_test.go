@@ -160,8 +160,13 @@ var rules = []depRule{
 	{covers: in("internal/protocol", "internal/sse", "internal/patch", "internal/safefile", "internal/sandbox",
 		"internal/termsafe", "internal/mdterm", "internal/testutil", "internal/server/web", "internal/bus", "internal/jsonrpc"),
 		direct: true, forbids: onlyMay(), why: "a leaf: any package may import it, so it imports none of ours"},
-	{covers: in("internal/ignore", "internal/permission", "internal/secret", "internal/memory"), direct: true,
+	{covers: in("internal/ignore", "internal/permission", "internal/secret", "internal/memory", "internal/plugins"), direct: true,
 		forbids: onlyMay("internal/safefile"), why: "a leaf that reads files through safefile only"},
+	{covers: in("internal/frontmatter"), direct: true, forbids: onlyMay(), why: "a leaf: any package may import it, so it imports none of ours"},
+	{covers: in("internal/skills"), direct: true, forbids: onlyMay("internal/safefile", "internal/frontmatter", "internal/tools"),
+		why: "skills are found and read from files, and offered as a tool"},
+	{covers: in("internal/slashcmd"), direct: true, forbids: onlyMay("internal/safefile", "internal/frontmatter"),
+		why: "slash commands are read from files"},
 	{covers: func(pkg string) bool { return under(pkg, "internal/llm") && !under(pkg, "internal/llm/llmtest") }, direct: true,
 		forbids: func(g graph, dep string) bool { return g.ours(dep) && !under(dep, "internal/llm", "internal/sse") },
 		why:     "the model client knows only its own packages and the SSE reader"},
@@ -200,7 +205,7 @@ var rules = []depRule{
 		forbids: onlyMay("internal/app", "internal/protocol", "internal/jsonrpc"),
 		why:     "the stdio front doors translate; the core is reached through app.Driver only"},
 	{covers: in("internal/tui"), direct: true,
-		forbids: onlyMay("internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile"),
+		forbids: onlyMay("internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile", "internal/patch"),
 		why:     "the TUI uses a Backend, the wire types and configuration, never the agent, the store or the model client"},
 	{covers: func(pkg string) bool {
 		return !oneOf(pkg, "internal/cli", "internal/server", "internal/acp", "internal/appserver") && !under(pkg, "internal/app")

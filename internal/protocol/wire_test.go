@@ -99,12 +99,41 @@ func samples() []protocol.Event {
 		}),
 		with(base(protocol.EventWarning, 12), func(e *protocol.Event) { e.Text = "AGENTS.md was cut to 32 KiB" }),
 		with(base(protocol.EventHookWarning, 13), func(e *protocol.Event) { e.Text = "PreToolUse hook timed out after 60s" }),
-		with(base(protocol.EventInputQueued, 14), func(e *protocol.Event) { e.TurnID, e.Text = "", "and then the docs" }),
+		with(base(protocol.EventInputQueued, 14), func(e *protocol.Event) {
+			e.TurnID, e.Text = "", "and then the docs"
+			e.Queued = []protocol.QueuedInput{{ID: 3, SessionID: "s1", Content: "and then the docs", CreatedAt: at}}
+		}),
+		with(base(protocol.EventInputEdited, 19), func(e *protocol.Event) {
+			e.TurnID, e.Queued = "", []protocol.QueuedInput{{ID: 3, SessionID: "s1", Content: "and then the README", CreatedAt: at}}
+		}),
+		with(base(protocol.EventInputRemoved, 20), func(e *protocol.Event) {
+			e.TurnID, e.Queued = "", []protocol.QueuedInput{{ID: 3, SessionID: "s1", Content: "and then the README", CreatedAt: at}}
+		}),
+		with(base(protocol.EventInputReturned, 21), func(e *protocol.Event) {
+			e.Queued = []protocol.QueuedInput{{ID: 4, SessionID: "s1", Content: "one more thing", CreatedAt: at}}
+		}),
+		with(base(protocol.EventContextFrozen, 22), func(e *protocol.Event) {
+			e.Context = &protocol.FrozenContext{
+				Memory: []protocol.FrozenMemory{{Label: "USER.md", Path: "/home/u/.mx-claw/memory/USER.md", Bytes: 120, SHA256: "ab12"}},
+				Skills: []protocol.FrozenSkill{{Name: "release", Description: "Cut a release", AllowedTools: []string{"run_command"},
+					Dir: "/home/u/.mx-claw/skills/active/release", Source: "user", Listed: true}},
+			}
+		}),
+		with(base(protocol.EventMemoryCandidate, 23), func(e *protocol.Event) {
+			e.Candidate = &protocol.MemoryCandidate{ID: "m1", File: "MEMORY.md", Text: "Use tabs in Makefiles.",
+				Quote: "remember that Makefiles use tabs", MessageSeq: 2, CreatedAt: at}
+		}),
+		with(base(protocol.EventSkillProposed, 24), func(e *protocol.Event) {
+			e.Proposal = &protocol.SkillProposal{Name: "flaky-test", Description: "Reproduce and fix a flaky test",
+				Dir: "/home/u/.mx-claw/skills/proposed/flaky-test", TurnID: "t1"}
+		}),
 		with(base(protocol.EventTurnPaused, 15), func(e *protocol.Event) { e.RequestID = "r2" }),
 		with(base(protocol.EventTurnCompleted, 16), func(e *protocol.Event) {
 			e.Usage, e.CostUSD, e.ContextPercent, e.FirstTokenMS, e.ModelMS, e.ToolMS, e.DurationMS = usage, &cost, 3.5, 420, 2100, 300, 2600
 		}),
-		with(base(protocol.EventTurnFailed, 17), func(e *protocol.Event) { e.Error = "Maximum agent iterations reached (8)" }),
+		with(base(protocol.EventTurnFailed, 17), func(e *protocol.Event) {
+			e.Error, e.Code = "Maximum agent iterations reached (8)", protocol.CodeMaxIterations
+		}),
 		with(base(protocol.EventTurnCancelled, 18), func(e *protocol.Event) {}),
 		with(base(protocol.EventStreamReady, 0), func(e *protocol.Event) { e.TurnID, e.Sequence, e.Session = "", 18, session }),
 		with(base(protocol.EventStreamHeartbeat, 0), func(e *protocol.Event) { e.TurnID = "" }),
@@ -156,6 +185,7 @@ func enumSchemas(t *testing.T) map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[protocol.SessionStatus](): "SessionStatus",
 		reflect.TypeFor[protocol.Role]():          "Role",
 		reflect.TypeFor[protocol.TodoStatus]():    "TodoStatus",
+		reflect.TypeFor[protocol.ErrorCode]():     "ErrorCode",
 	} {
 		values := constants(t, name)
 		if name == "SessionStatus" {

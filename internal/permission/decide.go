@@ -158,9 +158,12 @@ type PartDecision struct {
 func (p *Policy) Decide(req Request) Decision {
 	req = fillRequest(req)
 	var d Decision
-	if req.Tool == CommandTool {
+	switch {
+	case req.Tool == CommandTool:
 		d = p.decideCommand(req)
-	} else {
+	case req.Tool == WebFetchTool || req.Tool == WebSearchTool:
+		d = p.decideWeb(req)
+	default:
 		d = p.decidePaths(req)
 	}
 	d.Tool = req.Tool

@@ -276,6 +276,9 @@ func (t *turn) runTool(c *call) ranCall {
 	}
 	env.Output = t.outputStream(c)
 	env.CommandSetup = t.commandSetup()
+	if p := t.policy; p != nil {
+		env.TrustedHost = p.NamesHost
+	}
 	t.snapshot(c)
 	start := time.Now()
 	res, err := callTool(t, c, env)

@@ -88,7 +88,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	regc := make(chan registryResult, 1)
 	go func() {
 		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), newWebFetch())...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))

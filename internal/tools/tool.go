@@ -105,6 +105,10 @@ type Env struct {
 	// deny rule or a secret store covers it. grep, glob and list_dir skip
 	// such entries and everything beneath them.
 	Hidden func(abs string) bool
+	// TrustedHost, if set, reports whether a permission rule names a host
+	// (web_fetch(domain:HOST)): web_fetch may then reach it even on a
+	// loopback or private address.
+	TrustedHost func(host string) bool
 }
 
 // IsHidden reports whether env hides the canonical path abs (see

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/store"
@@ -87,6 +88,9 @@ type Options struct {
 	// OutputDir, if set, keeps the whole output of commands whose result
 	// is cut, a directory per session, for read_tool_output.
 	OutputDir string
+	// Jobs, if set, runs the background processes of the session's
+	// commands (run_command with background: true).
+	Jobs *execx.Jobs
 	// TempJournal, if set, records the temporary files of workspace
 	// writes, so a later start can remove those of a killed process.
 	TempJournal *tools.TempJournal

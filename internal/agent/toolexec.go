@@ -279,6 +279,7 @@ func (t *turn) runTool(c *call) ranCall {
 	if p := t.policy; p != nil {
 		env.TrustedHost = p.NamesHost
 	}
+	env.Jobs = t.core.opts.Jobs
 	t.snapshot(c)
 	start := time.Now()
 	res, err := callTool(t, c, env)

@@ -18,6 +18,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
 	"github.com/mx-claw/mx-claw/internal/memory"
@@ -44,6 +45,9 @@ type App struct {
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
+	// Jobs are the background processes of this process's sessions
+	// (run_command with background: true); Close stops them.
+	Jobs *execx.Jobs
 
 	opts          Options
 	temps         *tools.TempJournal
@@ -88,7 +92,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	regc := make(chan registryResult, 1)
 	go func() {
 		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), newWebFetch())...)
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), newWebFetch(),
+			builtin.NewProcessOutput(), builtin.NewProcessKill())...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
@@ -102,7 +107,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)),
+		Jobs:  &execx.Jobs{Dir: filepath.Join(home, ProcessesDirName)}}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -120,6 +126,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Home:             UserHome(),
 		OutputDir:        filepath.Join(home, OutputDirName),
 		TempJournal:      a.temps,
+		Jobs:             a.Jobs,
 		Logger:           opts.Logger,
 	})
 	if err != nil {
@@ -130,8 +137,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the store and the journal of temporary files.
-func (a *App) Close() error { return errors.Join(a.temps.Close(), a.Store.Close()) }
+// Close stops the background processes of this process's sessions and
+// closes the store and the journal of temporary files.
+func (a *App) Close() error {
+	a.Jobs.Close()
+	return errors.Join(a.temps.Close(), a.Store.Close())
+}
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

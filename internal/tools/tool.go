@@ -24,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -109,6 +110,10 @@ type Env struct {
 	// (web_fetch(domain:HOST)): web_fetch may then reach it even on a
 	// loopback or private address.
 	TrustedHost func(host string) bool
+	// Jobs, if set, runs the background processes of run_command
+	// (background: true), which process_output reads and process_kill
+	// stops. Nil means background processes are not available.
+	Jobs *execx.Jobs
 }
 
 // IsHidden reports whether env hides the canonical path abs (see

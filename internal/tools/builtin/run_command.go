@@ -32,6 +32,10 @@ const runCommandSchema = `{
       "minimum": 1,
       "maximum": 600,
       "description": "Seconds before the command is killed. Default 120, at most 600."
+    },
+    "background": {
+      "type": "boolean",
+      "description": "Start a long-running process (a dev server, a watcher) and return its id at once; read its output with process_output, stop it with process_kill."
     }
   },
   "required": ["command"],
@@ -57,9 +61,10 @@ func NewRunCommand(extraEnv ...string) tools.Tool {
 }
 
 type runCommandArgs struct {
-	Command string `json:"command"`
-	Workdir string `json:"workdir"`
-	Timeout int    `json:"timeout"`
+	Command    string `json:"command"`
+	Workdir    string `json:"workdir"`
+	Timeout    int    `json:"timeout"`
+	Background bool   `json:"background"`
 }
 
 func (*runCommand) Name() string            { return "run_command" }
@@ -75,6 +80,9 @@ func (*runCommand) Summary(args json.RawMessage) string {
 	cmd := strings.Join(strings.Fields(a.Command), " ")
 	if r := []rune(cmd); len(r) > 80 {
 		cmd = string(r[:79]) + "…"
+	}
+	if a.Background {
+		return "Run in the background: " + cmd
 	}
 	return "Run " + cmd
 }
@@ -116,6 +124,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		// eval runs it in the command's own shell, so its exports stay;
 		// a mistake in it fails only the eval, not the command.
 		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
+	}
+	if a.Background {
+		return rc.startBackground(env, a.Command, script, dir)
 	}
 	// The whole output goes to a file as it comes; it is kept only if the
 	// result has to be cut.

@@ -24,6 +24,7 @@ var slashCommands = []slashCommand{
 	{"/permissions", "", "show the permission mode and rules"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/todo", "", "show the model's task list"},
+	{"/ps", "[kill ID]", "list background processes, or stop one"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
 	{"/clear", "", "clear the screen"},
@@ -101,6 +102,8 @@ func (m *Model) command(text string) []tea.Cmd {
 		} else {
 			m.print(m.todoList())
 		}
+	case "/ps":
+		return m.psCommand(args)
 	case "/cost":
 		m.print(m.costReport())
 	case "/reasoning":

@@ -88,6 +88,11 @@ type Options struct {
 	// OutputDir, if set, keeps the whole output of commands whose result
 	// is cut, a directory per session, for read_tool_output.
 	OutputDir string
+	// Roots returns a session's additional directories (--add-dir,
+	// /add-dir, permissions.additionalDirectories): roots beside the
+	// workspace that tools may use, with the same boundary checks and
+	// protected paths. Nil adds none; an error stops the turn.
+	Roots func(ctx context.Context, sess *protocol.Session) ([]string, error)
 	// Jobs, if set, runs the background processes of the session's
 	// commands (run_command with background: true).
 	Jobs *execx.Jobs

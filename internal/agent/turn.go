@@ -190,7 +190,13 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if w, ok := model.Client.(llm.Warmer); ok {
 		w.Warm()
 	}
-	ws, err := tools.NewWorkspace(sess.Workspace)
+	var roots []string
+	if c.opts.Roots != nil {
+		if roots, err = c.opts.Roots(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
+	ws, err := tools.NewWorkspace(sess.Workspace, roots...)
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}

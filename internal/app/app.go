@@ -57,6 +57,7 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	addDirs []string              // --add-dir and /add-dir, canonical
 }
 
 // Options adjust Open.
@@ -69,6 +70,9 @@ type Options struct {
 	// Trust trusts the workspaces of this process's sessions (--trust),
 	// and remembers that.
 	Trust bool
+	// AddDirs are directories beside the workspace the sessions of this
+	// process may use (--add-dir); each must exist.
+	AddDirs []string
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 }
@@ -109,6 +113,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
 		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)),
 		Jobs:  &execx.Jobs{Dir: filepath.Join(home, ProcessesDirName)}}
+	for _, d := range opts.AddDirs {
+		if _, err := a.AddDir(d); err != nil {
+			st.Close()
+			return nil, &agent.ConfigError{Err: fmt.Errorf("--add-dir: %w", err)}
+		}
+	}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -127,6 +137,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		OutputDir:        filepath.Join(home, OutputDirName),
 		TempJournal:      a.temps,
 		Jobs:             a.Jobs,
+		Roots:            a.roots,
 		Logger:           opts.Logger,
 	})
 	if err != nil {

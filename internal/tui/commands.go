@@ -25,6 +25,7 @@ var slashCommands = []slashCommand{
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/todo", "", "show the model's task list"},
 	{"/ps", "[kill ID]", "list background processes, or stop one"},
+	{"/add-dir", "[DIR]", "let the tools use a directory beside the workspace"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
 	{"/clear", "", "clear the screen"},
@@ -104,6 +105,8 @@ func (m *Model) command(text string) []tea.Cmd {
 		}
 	case "/ps":
 		return m.psCommand(args)
+	case "/add-dir":
+		return m.addDirCommand(text)
 	case "/cost":
 		m.print(m.costReport())
 	case "/reasoning":

@@ -35,6 +35,9 @@ type TurnRequest struct {
 	OnAsk AskPolicy
 	// Budget caps the turn; zero fields are no cap.
 	Budget Budget
+	// Images are pictures sent with Input; the turn is refused before
+	// anything is stored when the model does not read images.
+	Images []protocol.Image
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -95,8 +98,14 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
 		}
 	}
+	if err := c.checkImages(ctx, req); err != nil {
+		return err
+	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
-	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+	err := c.drive(ctx, setup, sink, func(t *turn) error {
+		t.images = req.Images
+		return t.run(req.Input)
+	})
 	if err != nil {
 		return err
 	}
@@ -335,7 +344,8 @@ type turn struct {
 	viewEstimate  int  // estimated prompt tokens of the last request
 	compactFailed bool // a summary failed in this turn: drop old turns instead
 
-	view  []llm.Message // what the model sees, kept in step with the store
+	view   []llm.Message    // what the model sees, kept in step with the store
+	images []protocol.Image // sent with the turn's user message
 	seen  map[string]bool
 	usage protocol.Usage
 	step  int
@@ -507,7 +517,7 @@ func (t *turn) run(input string) error {
 	if t.sess.Title == "" {
 		t.sess.Title = titleOf(input)
 	}
-	user := &protocol.Message{Role: protocol.RoleUser, Content: input}
+	user := &protocol.Message{Role: protocol.RoleUser, Content: input, Images: t.images}
 	msgs = append(msgs, user)
 	// The status, the start of the turn and the user's message (with a
 	// new session's system prompt) are stored together, before the model
@@ -516,7 +526,7 @@ func (t *turn) run(input string) error {
 	if err := t.record(msgs,
 		protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
 		protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID},
-		protocol.Event{Type: protocol.EventMessageCompleted, Message: user}); err != nil {
+		protocol.Event{Type: protocol.EventMessageCompleted, Message: user.WithoutImageData()}); err != nil {
 		return err
 	}
 	// Repair once; from here on every message is appended to the view as
@@ -655,7 +665,7 @@ func (t *turn) stopped() error {
 
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
-	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
+	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.viewForModel(t.view), Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {

@@ -202,7 +202,8 @@ func (a *App) model(id string) catalog.Model {
 		over = make(map[string]catalog.Override, len(a.Config.ModelSettings))
 		for k, m := range a.Config.ModelSettings {
 			over[k] = catalog.Override{ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutputTokens,
-				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice}
+				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice,
+				Images: m.Images}
 		}
 	}
 	return catalog.Lookup(id, over)

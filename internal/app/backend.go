@@ -110,12 +110,19 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 	}
 	b.mu.Lock()
 	model := b.model
+	b.mu.Unlock()
+	b.noteRan(sessionID)
+	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait,
+		Budget: b.a.Budget()}, sink)
+}
+
+// noteRan remembers that a session ran a turn, for EndSessions.
+func (b *Backend) noteRan(sessionID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if !slices.Contains(b.ran, sessionID) {
 		b.ran = append(b.ran, sessionID)
 	}
-	b.mu.Unlock()
-	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait,
-		Budget: b.a.Budget()}, sink)
 }
 
 // EndSessions runs the SessionEnd hooks of the sessions that ran a turn,

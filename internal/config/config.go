@@ -69,14 +69,17 @@ type Config struct {
 }
 
 // ModelSettings are what the user says of a model, over the built-in
-// catalog: its context window, output limit and USD prices per million
-// tokens.
+// catalog: its context window, output limit, USD prices per million
+// tokens and whether it reads images.
 type ModelSettings struct {
 	ContextWindow    *int     `json:"contextWindow,omitempty"`
 	MaxOutputTokens  *int     `json:"maxOutputTokens,omitempty"`
 	InputPrice       *float64 `json:"inputPrice,omitempty"`
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
+	// Images says whether the model reads images (attached pictures,
+	// read_file of an image); it overrides the catalog's flag.
+	Images *bool `json:"images,omitempty"`
 }
 
 // Budget is the default spending cap of runs and sessions; zero fields

@@ -67,6 +67,9 @@ type Result struct {
 	Content string
 	// IsError marks a result that reports a failure.
 	IsError bool
+	// Images are pictures the result carries (read_file of an image),
+	// for models that read images (Env.Images).
+	Images []protocol.Image
 }
 
 // Env is what a tool may use of the world: the workspace it works in and a
@@ -114,6 +117,9 @@ type Env struct {
 	// (background: true), which process_output reads and process_kill
 	// stops. Nil means background processes are not available.
 	Jobs *execx.Jobs
+	// Images says the session's model reads images: read_file then
+	// returns an image file as a picture instead of refusing it.
+	Images bool
 }
 
 // IsHidden reports whether env hides the canonical path abs (see

@@ -102,7 +102,8 @@ type Model struct {
 	input         textarea.Model
 	spin          spinner.Model
 	hist          *inputHistory
-	turnInput     string // the input of the running turn, as typed
+	turnInput     string   // the input of the running turn, as typed
+	turnImages    []string // the images sent with it (images.go)
 
 	sess  protocol.Session
 	model string
@@ -440,6 +441,8 @@ func (m *Model) startTurn(input string) []tea.Cmd {
 	m.turnUsage = protocol.Usage{}
 	m.retry = ""
 	ctx, b, sid, ch := m.ctx, m.backend, m.sess.ID, m.events
+	imgs := m.turnImages
+	m.turnImages = nil
 	sink := func(e protocol.Event) {
 		select {
 		case ch <- eventMsg{e}:
@@ -449,7 +452,7 @@ func (m *Model) startTurn(input string) []tea.Cmd {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		err := b.Run(ctx, sid, input, sink)
+		err := runTurn(ctx, b, sid, input, imgs, sink)
 		select {
 		case ch <- turnDoneMsg{err}:
 		case <-ctx.Done():

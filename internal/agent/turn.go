@@ -346,9 +346,9 @@ type turn struct {
 
 	view   []llm.Message    // what the model sees, kept in step with the store
 	images []protocol.Image // sent with the turn's user message
-	seen  map[string]bool
-	usage protocol.Usage
-	step  int
+	seen   map[string]bool
+	usage  protocol.Usage
+	step   int
 }
 
 func (t *turn) emit(e protocol.Event) error {

@@ -344,11 +344,12 @@ type turn struct {
 	viewEstimate  int  // estimated prompt tokens of the last request
 	compactFailed bool // a summary failed in this turn: drop old turns instead
 
-	view   []llm.Message    // what the model sees, kept in step with the store
+	view  []llm.Message // what the model sees, kept in step with the store
+	seen  map[string]bool
+	usage protocol.Usage
+	step  int
+
 	images []protocol.Image // sent with the turn's user message
-	seen   map[string]bool
-	usage  protocol.Usage
-	step   int
 }
 
 func (t *turn) emit(e protocol.Event) error {

@@ -102,8 +102,9 @@ type Model struct {
 	input         textarea.Model
 	spin          spinner.Model
 	hist          *inputHistory
-	turnInput     string   // the input of the running turn, as typed
-	turnImages    []string // the images sent with it (images.go)
+	turnInput     string // the input of the running turn, as typed
+
+	turnImages []string // the images sent with the running turn (images.go)
 
 	sess  protocol.Session
 	model string

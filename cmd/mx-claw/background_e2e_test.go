@@ -101,6 +101,9 @@ func TestBackgroundServer(t *testing.T) {
 		llmtest.Text("The server answered and is stopped."),
 	)
 	e.writeWS("hello.txt", "hello from the workspace\n")
+	// Commands share the machine's network only when the sandbox lets
+	// them (by default each runs with the network off).
+	e.writeHome("settings.json", `{"sandbox":{"network":true}}`)
 	r := e.run("", "run", "--json", "--yolo", "--max-iterations", "10", "serve the workspace and fetch hello.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -136,57 +139,78 @@ func TestBackgroundDiesWithSession(t *testing.T) {
 	}
 	reqs := e.srv.ChatRequests()
 	waitGroupGone(t, startedPID(t, toolResults(reqs[len(reqs)-1])["call_1"]))
-	if entries, _ := os.ReadDir(filepath.Join(e.home, "processes")); len(entries) != 0 {
+	if entries, _ := os.ReadDir(filepath.Join(e.home, "run", "groups")); len(entries) != 0 {
 		t.Errorf("records left after a clean exit: %v", entries)
 	}
 }
 
-// TestBackgroundReapedAfterCrash: mx-claw killed with SIGKILL cannot stop
-// its background processes; the next mx-claw does, at its start.
+// TestBackgroundReapedAfterCrash: no background process outlives a
+// SIGKILL of mx-claw and a restart. Without a sandbox the processes the
+// command started survive the kill (only the group's leader dies with
+// mx-claw) and the next mx-claw kills them, at its start; inside the
+// sandbox they die with it.
 func TestBackgroundReapedAfterCrash(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t,
-		llmtest.Call("run_command", `{"command":"sleep 300 & sleep 300","background":true}`),
-		llmtest.Reply{Hang: true, Text: "thinking..."},
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := e.command(ctx, "run", "--json", "--yolo", "start a sleeper")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	// The record of the group appears once the process runs.
-	dir := filepath.Join(e.home, "processes")
-	var pgid int
-	deadline := time.Now().Add(30 * time.Second)
-	for pgid == 0 {
-		entries, _ := os.ReadDir(dir)
-		for _, en := range entries {
-			if owner, g, ok := strings.Cut(en.Name(), "-"); ok && owner == strconv.Itoa(cmd.Process.Pid) {
-				pgid, _ = strconv.Atoi(g)
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		survive bool // the processes outlive mx-claw until the restart
+	}{
+		{"no sandbox", []string{"--sandbox", "off"}, true},
+		{"sandbox", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t,
+				llmtest.Call("run_command", `{"command":"sleep 300 & sleep 300","background":true}`),
+				llmtest.Reply{Hang: true, Text: "thinking..."},
+			)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := e.command(ctx, append([]string{"run", "--json", "--yolo"}, append(tt.args, "start a sleeper")...)...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no background process was recorded")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if len(groupMembers(t, pgid)) == 0 {
-		t.Fatal("the background process died with mx-claw; nothing left to reap")
-	}
-	// The restart: the next mx-claw session reaps before anything else.
-	e.srv.Enqueue(llmtest.Text("hello again"))
-	r := e.run("", "run", "hello")
-	if r.code != 0 {
-		t.Fatalf("the next run: exit %d: %s", r.code, r.stderr)
-	}
-	waitGroupGone(t, pgid)
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("records left after the reap: %v", entries)
+			defer cmd.Process.Kill()
+			// The record of the group appears once the process runs.
+			dir := filepath.Join(e.home, "run", "groups")
+			var pgid int
+			deadline := time.Now().Add(30 * time.Second)
+			for pgid == 0 {
+				entries, _ := os.ReadDir(dir)
+				for _, en := range entries {
+					if owner, g, ok := strings.Cut(en.Name(), "-"); ok && owner == strconv.Itoa(cmd.Process.Pid) {
+						pgid, _ = strconv.Atoi(g)
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no background process was recorded")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			for len(groupMembers(t, pgid)) < 2 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond) // the sleepers are starting
+			}
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			if tt.survive {
+				time.Sleep(200 * time.Millisecond)
+				if len(groupMembers(t, pgid)) == 0 {
+					t.Fatal("the background processes died with mx-claw; nothing left to reap")
+				}
+			}
+			// The restart: the next mx-claw session reaps before anything else.
+			e.srv.Enqueue(llmtest.Text("hello again"))
+			r := e.run("", append([]string{"run"}, append(tt.args, "hello")...)...)
+			if r.code != 0 {
+				t.Fatalf("the next run: exit %d: %s", r.code, r.stderr)
+			}
+			waitGroupGone(t, pgid)
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("records left after the reap: %v", entries)
+			}
+		})
 	}
 }

@@ -77,7 +77,7 @@ func (t *turn) decide(c *call) permission.Decision {
 			req.Paths = append(req.Paths, abs)
 		}
 	}
-	d := combineHook(t.policy.Decide(req), c.hook)
+	d := t.sandboxGate(c, combineHook(t.policy.Decide(req), c.hook))
 	t.audit(c, string(d.Action), d.Source.String())
 	return d
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/compact"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -232,6 +233,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			return &ConfigError{Err: err}
 		}
 	}
+	var commands *execx.Runner
+	if c.opts.Commands != nil {
+		if commands, err = c.opts.Commands(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -252,6 +259,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			c.log.Warn("release lease", "session", sess.ID, "err", err)
 		}
 	}()
+	// The session's tools are settled under the lease: at its first turn
+	// this may start its MCP servers and freezes their tool list.
+	reg, toolWarnings, err := c.sessionTools(ctx, sess)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
 
 	t := &turn{
 		core:   c,
@@ -263,6 +276,8 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		cmds:   commands,
+		tools:  reg,
 		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
@@ -279,6 +294,9 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		t.maxIter = c.opts.MaxIterations
 	}
 	defer func() { err = t.finish(err) }()
+	for _, w := range toolWarnings {
+		t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+	}
 	return body(t)
 }
 
@@ -295,6 +313,8 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	cmds    *execx.Runner    // the sandbox of run_command; nil for none
+	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
 	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
@@ -543,7 +563,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.core.opts.Tools)
+	specs := toolSpecs(t.tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
@@ -715,7 +735,8 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		t.usage.Add(u)
 		t.sess.Usage.Add(u)
 	}
-	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}}
+	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step,
+		FinishReason: resp.FinishReason}}
 	if msg.Usage != nil {
 		ue := protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}
 		if t.core.opts.Catalog != nil {

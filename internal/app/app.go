@@ -2,8 +2,9 @@
 // config snapshot, the store, the tools, the model clients and the agent
 // core. Front ends get a ready App from here and use its Core.
 //
-// Only cli, server and tests may import app; every other package is wired
-// by it and never sees it.
+// Only cli, the front doors that serve other programs (server, and acp and
+// appserver through Driver) and tests may import app; every other package
+// is wired by it and never sees it.
 package app
 
 import (
@@ -21,8 +22,10 @@ import (
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -48,6 +51,9 @@ type App struct {
 	// Jobs are the background processes of this process's sessions
 	// (run_command with background: true); Close stops them.
 	Jobs *execx.Jobs
+	// Sandbox chooses and runs the command sandbox (see sandbox.go).
+	Sandbox *sandbox.Manager
+	groups  *execx.Groups // the process groups of running commands
 
 	opts          Options
 	temps         *tools.TempJournal
@@ -58,6 +64,13 @@ type App struct {
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
 	addDirs []string              // --add-dir and /add-dir, canonical
+	// sessionModes are permission modes chosen for single sessions in
+	// this process (Driver.SetMode), by session id.
+	sessionModes sync.Map
+
+	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
+	mcpOnce sync.Once
+	mcp     *mcp.Manager // see MCP
 }
 
 // Options adjust Open.
@@ -73,8 +86,13 @@ type Options struct {
 	// AddDirs are directories beside the workspace the sessions of this
 	// process may use (--add-dir); each must exist.
 	AddDirs []string
+	// SandboxMode is the sandbox mode chosen for this process (--sandbox);
+	// empty leaves it to the settings.
+	SandboxMode sandbox.Mode
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
+	// Version is mx-claw's version, told to MCP servers.
+	Version string
 }
 
 // LoadConfig loads the config of the home directory.
@@ -111,14 +129,15 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)),
-		Jobs:  &execx.Jobs{Dir: filepath.Join(home, ProcessesDirName)}}
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
 	for _, d := range opts.AddDirs {
 		if _, err := a.AddDir(d); err != nil {
 			st.Close()
 			return nil, &agent.ConfigError{Err: fmt.Errorf("--add-dir: %w", err)}
 		}
 	}
+	a.openSandbox()
+	a.Jobs = &execx.Jobs{Groups: a.groups}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -130,6 +149,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		MaxIterations:    maxIter,
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
+		Commands:         a.commands,
+		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
@@ -148,10 +169,16 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close stops the background processes of this process's sessions and
-// closes the store and the journal of temporary files.
+// Close stops the background processes and the MCP servers, and closes
+// the sandbox's proxies, the store and the journal of temporary files.
 func (a *App) Close() error {
 	a.Jobs.Close()
+	// After this no MCP manager is made, and one made before is seen.
+	a.mcpOnce.Do(func() {})
+	if a.mcp != nil {
+		a.mcp.Close()
+	}
+	a.Sandbox.Close()
 	return errors.Join(a.temps.Close(), a.Store.Close())
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/mx-claw/mx-claw/internal/config"
-	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -16,11 +15,6 @@ import (
 // TempJournalDirName is the directory inside the home where each process
 // lists the temporary files its workspace writes create (tools.TempJournal).
 const TempJournalDirName = "tmp"
-
-// ProcessesDirName is the directory inside the home where each process
-// records the process groups of its background processes, so that the
-// next start stops those a killed mx-claw left (execx.ReapJobs).
-const ProcessesDirName = "processes"
 
 // startup tidies what earlier processes left when they died: sessions left
 // running get a failed turn, stale temporary files go. Neither stops the
@@ -35,9 +29,6 @@ func (a *App) startup(ctx context.Context) {
 	a.started.Recovered = ids
 	if a.started.TempFiles = a.cleanTempFiles(); len(a.started.TempFiles) > 0 {
 		a.log().Info("removed stale temporary files", "files", a.started.TempFiles)
-	}
-	if n := execx.ReapJobs(filepath.Join(a.Home, ProcessesDirName)); n > 0 {
-		a.log().Info("stopped background processes a killed mx-claw left", "groups", n)
 	}
 }
 

@@ -64,6 +64,7 @@ func doctor(ctx context.Context, w io.Writer) error {
 	}
 	dbPath := filepath.Join(home, app.DBFileName)
 	line("Database", "%s%s", dbPath, fileState(dbPath, 0o600))
+	doctorSandbox(w)
 
 	secrets, err := app.NewSecrets(home)
 	if err != nil {

@@ -45,6 +45,7 @@ type permFlags struct {
 	yolo    bool
 	onAsk   string
 	trust   bool
+	sandbox string
 	addDirs []string
 }
 
@@ -53,6 +54,7 @@ func (p *permFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&p.yolo, "yolo", false, "same as --permission-mode bypass: allow every call except deny rules and hard checks")
 	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with `mx-claw approve`)")
 	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
+	AddSandboxFlag(fl, &p.sandbox)
 	fl.StringArrayVar(&p.addDirs, "add-dir", nil, "a directory beside the workspace the tools may also use (repeatable)")
 }
 
@@ -137,11 +139,16 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	sbMode, err := SandboxMode(f.perm.sandbox)
+	if err != nil {
+		return err
+	}
 	imgs, err := app.LoadImages("", f.images)
 	if err != nil {
 		return usageErr(err)
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, AddDirs: f.perm.addDirs})
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode,
+		AddDirs: f.perm.addDirs})
 	if err != nil {
 		return err
 	}

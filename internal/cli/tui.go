@@ -23,6 +23,7 @@ type tuiFlags struct {
 	model   string
 	mode    string
 	trust   bool
+	sandbox string
 	addDirs []string
 }
 
@@ -32,6 +33,7 @@ func (f *tuiFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.model, "model", "", "model to use, as provider/model")
 	fl.StringVar(&f.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
 	fl.BoolVar(&f.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
+	AddSandboxFlag(fl, &f.sandbox)
 	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "a directory beside the workspace the tools may also use (repeatable)")
 }
 
@@ -56,7 +58,11 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust, AddDirs: f.addDirs})
+	sbMode, err := SandboxMode(f.sandbox)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust, SandboxMode: sbMode, AddDirs: f.addDirs})
 	if err != nil {
 		return err
 	}

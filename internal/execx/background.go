@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 )
 
 // DefaultMaxJobOutput is how much of a background process's latest
@@ -33,15 +36,18 @@ var ErrNoJob = errors.New("no such background process")
 // group is killed when the process it started ends, when it is stopped,
 // and when mx-claw closes the Jobs.
 //
-// When Dir is set, each running group is recorded there (a file named
-// OWNER-PGID holding the start times of mx-claw and of the group's
-// leader), so that a later mx-claw can kill the groups of one that was
-// killed before it could (see ReapJobs).
+// A job runs through the Runner it is started with: in the session's
+// sandbox, and with its group recorded in the runner's Groups (or the
+// Jobs' own), so that a later mx-claw kills the groups of one that was
+// killed before it could (Groups.Reap). The group's leader dies with
+// mx-claw; what it started is stopped by Close or, after a crash, by that
+// reap.
 //
 // Jobs is safe for concurrent use. Its zero value keeps no records.
 type Jobs struct {
-	// Dir is where running groups are recorded; "" records nothing.
-	Dir string
+	// Groups records the jobs' process groups when their Runner has no
+	// Groups of its own; nil records nothing.
+	Groups *Groups
 	// MaxOutput caps the output kept per process; DefaultMaxJobOutput if
 	// zero.
 	MaxOutput int
@@ -82,10 +88,11 @@ type JobInfo struct {
 	ExitCode int
 }
 
-// Start starts c.Script with `bash -c` in the background for a session and
-// returns at once. c.Timeout, c.Output and c.Spill are not used: the
-// process runs until it ends or is stopped.
-func (js *Jobs) Start(c Command, sessionID string) (*Job, error) {
+// Start starts c.Script with `bash -c` in the background for a session,
+// through rn (its sandbox; nil runs it unconfined), and returns at once.
+// c.Timeout, c.MaxOutput, c.Output and c.Spill are not used: the process
+// runs until it ends or is stopped.
+func (js *Jobs) Start(rn *Runner, c Command, sessionID string) (*Job, error) {
 	js.mu.Lock()
 	if js.closed {
 		js.mu.Unlock()
@@ -95,29 +102,61 @@ func (js *Jobs) Start(c Command, sessionID string) (*Job, error) {
 	id := "bg" + strconv.Itoa(js.seq)
 	js.mu.Unlock()
 
-	cmd := exec.Command("bash", "-c", c.Script)
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	env := c.Env
+	if env == nil {
+		env = []string{}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	argv := []string{"bash", "-c", c.Script}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var launch *sandbox.Launch
+	if rn != nil && rn.Sandbox != nil {
+		l, err := rn.Sandbox.Prepare(sandbox.Command{Argv: argv, Dir: c.Dir, Env: env})
+		if err != nil {
+			return nil, err
+		}
+		launch = l
+		cmd = &exec.Cmd{Path: l.Path, Args: l.Args, ExtraFiles: l.ExtraFiles}
+		env = l.Env
+	}
+	cmd.Dir = c.Dir
+	cmd.Env = env
+	cmd.SysProcAttr = groupAttr()
 	r, w, err := os.Pipe()
 	if err != nil {
+		if launch != nil {
+			launch.Done()
+		}
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
-		return nil, fmt.Errorf("start bash: %w", err)
+		if launch != nil {
+			launch.Done()
+		}
+		return nil, fmt.Errorf("start %s: %w", filepath.Base(cmd.Path), err)
 	}
 	w.Close()
 	j := &Job{ID: id, SessionID: sessionID, Command: c.Script, Dir: c.Dir, PID: cmd.Process.Pid,
 		Started: time.Now(), done: make(chan struct{}), forget: func() {}}
 	j.out.init(cmp(js.MaxOutput, DefaultMaxJobOutput))
-	if js.Dir != "" {
-		j.forget = recordGroup(js.Dir, j.PID)
+	groups := js.Groups
+	if rn != nil && rn.Groups != nil {
+		groups = rn.Groups
+	}
+	if groups != nil {
+		j.forget = groups.add(j.PID)
+	}
+	if launch != nil {
+		if err := launch.Started(j.PID); err != nil {
+			_ = syscall.Kill(-j.PID, syscall.SIGKILL)
+			cmd.Wait()
+			r.Close()
+			j.forget()
+			launch.Done()
+			return nil, err
+		}
 	}
 	js.mu.Lock()
 	if js.jobs == nil {
@@ -153,6 +192,9 @@ func (js *Jobs) Start(c Command, sessionID string) (*Job, error) {
 		r.Close()
 		j.exit = exitCode(err)
 		j.forget()
+		if launch != nil {
+			launch.Done()
+		}
 		close(j.done)
 		j.out.wake()
 	}()

@@ -94,6 +94,9 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// Commands runs shell commands in the session's sandbox; nil runs
+	// them without one (tests of the tools alone).
+	Commands *execx.Runner
 	// CallID is the id of the call being run.
 	CallID string
 	// Outputs, if set, keeps the whole output of calls whose result is
@@ -120,6 +123,9 @@ type Env struct {
 	// Images says the session's model reads images: read_file then
 	// returns an image file as a picture instead of refusing it.
 	Images bool
+	// Editor, if set, is the user's editor: the file tools read and
+	// write text files through it (see Editor).
+	Editor Editor
 }
 
 // IsHidden reports whether env hides the canonical path abs (see

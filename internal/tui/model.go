@@ -109,6 +109,8 @@ type Model struct {
 	sess  protocol.Session
 	model string
 	mode  string
+	// sandbox names the command sandbox in force, for the status line.
+	sandbox string
 
 	// The turn.
 	events     chan tea.Msg
@@ -183,6 +185,9 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.input = newInput(th, opts.Width)
 	m.mode = opts.Backend.Mode()
+	if sb, ok := opts.Backend.(sandboxReporter); ok {
+		m.sandbox = sb.Sandbox()
+	}
 	m.setSession(opts.Session, opts.History)
 	return m
 }

@@ -3,7 +3,6 @@ package builtin
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/images"
@@ -13,16 +12,18 @@ import (
 
 // readImage is read_file of an image: the picture itself for a model that
 // reads images (scaled down when huge), a clear refusal for one that does
-// not. ok is false for data that only starts like an image: read_file
-// then treats it as any binary file.
-func readImage(env *tools.Env, f *os.File, rel string, size int64) (res tools.Result, ok bool, err error) {
+// not. head is the start of the file, already read; rest reads the
+// remainder. ok is false for data that only starts like an image:
+// read_file then treats it as any binary file.
+func readImage(env *tools.Env, head []byte, rest io.Reader, rel string, size int64) (res tools.Result, ok bool, err error) {
 	if size > images.MaxInputBytes {
 		return tools.Result{}, true, fmt.Errorf("%s is an image of %s, larger than the %s read_file reads", rel, humanSize(size), humanSize(images.MaxInputBytes))
 	}
-	data := make([]byte, size)
-	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
+	tail, err := io.ReadAll(io.LimitReader(rest, images.MaxInputBytes))
+	if err != nil {
 		return tools.Result{}, true, fmt.Errorf("read %s: %w", rel, unwrapPath(err))
 	}
+	data := append(head[:len(head):len(head)], tail...)
 	img, err := images.Prepare(data)
 	if err != nil {
 		return tools.Result{}, false, nil

@@ -33,6 +33,15 @@ const runCommandSchema = `{
       "maximum": 600,
       "description": "Seconds before the command is killed. Default 120, at most 600."
     },
+    "escalate": {
+      "type": "boolean",
+      "description": "Run outside the sandbox. Only after a command failed because the sandbox denied a write or the network, and with a justification; the user is always asked."
+    },
+    "justification": {
+      "type": "string",
+      "maxLength": 300,
+      "description": "With escalate: one line telling the user why the command must run outside the sandbox."
+    },
     "background": {
       "type": "boolean",
       "description": "Start a long-running process (a dev server, a watcher) and return its id at once; read its output with process_output, stop it with process_kill."
@@ -61,10 +70,12 @@ func NewRunCommand(extraEnv ...string) tools.Tool {
 }
 
 type runCommandArgs struct {
-	Command    string `json:"command"`
-	Workdir    string `json:"workdir"`
-	Timeout    int    `json:"timeout"`
-	Background bool   `json:"background"`
+	Command       string `json:"command"`
+	Workdir       string `json:"workdir"`
+	Timeout       int    `json:"timeout"`
+	Escalate      bool   `json:"escalate"`
+	Justification string `json:"justification"`
+	Background    bool   `json:"background"`
 }
 
 func (*runCommand) Name() string            { return "run_command" }
@@ -80,6 +91,9 @@ func (*runCommand) Summary(args json.RawMessage) string {
 	cmd := strings.Join(strings.Fields(a.Command), " ")
 	if r := []rune(cmd); len(r) > 80 {
 		cmd = string(r[:79]) + "…"
+	}
+	if a.Escalate {
+		return "Run outside the sandbox: " + cmd
 	}
 	if a.Background {
 		return "Run in the background: " + cmd
@@ -98,6 +112,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	}
 	if strings.TrimSpace(a.Command) == "" {
 		return tools.Result{}, fmt.Errorf("the command is empty")
+	}
+	if a.Escalate && strings.TrimSpace(a.Justification) == "" {
+		return tools.Result{}, fmt.Errorf("escalate needs a one-line justification for the user")
 	}
 	dir := ws.Root()
 	if a.Workdir != "" {
@@ -125,8 +142,12 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		// a mistake in it fails only the eval, not the command.
 		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
 	}
+	runner := env.Commands
+	if a.Escalate {
+		runner = runner.Unconfined()
+	}
 	if a.Background {
-		return rc.startBackground(env, a.Command, script, dir)
+		return rc.startBackground(env, runner, a.Command, script, dir)
 	}
 	// The whole output goes to a file as it comes; it is kept only if the
 	// result has to be cut.
@@ -141,7 +162,7 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if spill != nil {
 		cmd.Spill = spill
 	}
-	res, err := execx.Run(ctx, cmd)
+	res, err := runner.Run(ctx, cmd)
 	if err != nil {
 		if spill != nil {
 			spill.Discard()
@@ -162,6 +183,11 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 		fmt.Fprintf(&b, "[command timed out after %s and was killed]", timeout)
 	default:
 		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
+	}
+	if res.ExitCode != 0 && !a.Escalate && runner.Enforced() {
+		if sn := sandboxNote(res.Output, runner.Sandbox.Policy()); sn != "" {
+			b.WriteString("\n" + sn)
+		}
 	}
 	b.WriteString(note)
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil

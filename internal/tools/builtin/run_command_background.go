@@ -7,14 +7,15 @@ import (
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
-// startBackground starts a run_command call with background: true and
-// returns its id at once. The permission decision was the command's own,
-// as for a command run in the foreground.
-func (rc *runCommand) startBackground(env *tools.Env, command, script, dir string) (tools.Result, error) {
+// startBackground starts a run_command call with background: true through
+// runner (the session's sandbox) and returns its id at once. The
+// permission decision was the command's own, as for a command run in the
+// foreground.
+func (rc *runCommand) startBackground(env *tools.Env, runner *execx.Runner, command, script, dir string) (tools.Result, error) {
 	if env.Jobs == nil {
 		return tools.Result{}, fmt.Errorf("background processes are not available here; run the command without background")
 	}
-	j, err := env.Jobs.Start(execx.Command{Script: script, Dir: dir, Env: rc.env}, env.SessionID)
+	j, err := env.Jobs.Start(runner, execx.Command{Script: script, Dir: dir, Env: rc.env}, env.SessionID)
 	if err != nil {
 		return tools.Result{}, err
 	}

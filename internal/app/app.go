@@ -112,10 +112,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		err error
 	}
 	regc := make(chan registryResult, 1)
+	web, err := webTools(cfg, secrets)
+	if err != nil {
+		return nil, &agent.ConfigError{Err: err}
+	}
 	go func() {
-		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), newWebFetch(),
-			builtin.NewProcessOutput(), builtin.NewProcessKill())...)
+		reg, err := tools.NewRegistry(append(append(builtin.All(), builtin.NewRunCommand(),
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(),
+			builtin.NewProcessOutput(), builtin.NewProcessKill()), web...)...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))

@@ -61,6 +61,9 @@ type Config struct {
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
+	// WebSearch is the search service of the web_search tool; without
+	// it the tool is not offered.
+	WebSearch *WebSearch `json:"webSearch,omitempty"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
@@ -80,6 +83,16 @@ type ModelSettings struct {
 	// Images says whether the model reads images (attached pictures,
 	// read_file of an image); it overrides the catalog's flag.
 	Images *bool `json:"images,omitempty"`
+}
+
+// WebSearch names the web_search tool's backend: "searxng" with the URL
+// of an instance (its JSON API), or "brave" (the Brave Search API; URL
+// optional). A key, where the backend needs one, comes from the secret
+// chain under the name "websearch" (MX_CLAW_API_KEY_WEBSEARCH, or
+// provider:websearch in a store), never from this file.
+type WebSearch struct {
+	Backend string `json:"backend"`
+	URL     string `json:"url,omitempty"`
 }
 
 // Budget is the default spending cap of runs and sessions; zero fields
@@ -153,6 +166,17 @@ func Load(home string) (*Config, error) {
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
 	c.Budget = f.Budget
+	c.WebSearch = f.WebSearch
+	if ws := f.WebSearch; ws != nil {
+		switch ws.Backend {
+		case "searxng", "brave":
+		default:
+			return nil, fmt.Errorf("config %s: webSearch.backend %q: want \"searxng\" or \"brave\"", path, ws.Backend)
+		}
+		if ws.Backend == "searxng" && ws.URL == "" {
+			return nil, fmt.Errorf("config %s: webSearch: a searxng backend needs \"url\", the instance's address", path)
+		}
+	}
 	if f.Budget.MaxTime != "" {
 		if d, err := time.ParseDuration(f.Budget.MaxTime); err != nil || d < 0 {
 			return nil, fmt.Errorf("config %s: budget.maxTime %q is not a duration like \"10m\"", path, f.Budget.MaxTime)
@@ -198,7 +222,7 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
-		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, WebSearch: c.WebSearch,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p

@@ -26,6 +26,7 @@ var slashCommands = []slashCommand{
 	{"/todo", "", "show the model's task list"},
 	{"/ps", "[kill ID]", "list background processes, or stop one"},
 	{"/add-dir", "[DIR]", "let the tools use a directory beside the workspace"},
+	{"/init", "[instructions]", "write or improve AGENTS.md for this repository"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
 	{"/clear", "", "clear the screen"},
@@ -107,6 +108,8 @@ func (m *Model) command(text string) []tea.Cmd {
 		return m.psCommand(args)
 	case "/add-dir":
 		return m.addDirCommand(text)
+	case "/init":
+		return m.initCommand(text)
 	case "/cost":
 		m.print(m.costReport())
 	case "/reasoning":

@@ -14,7 +14,7 @@ import (
 func TestViewForModel(t *testing.T) {
 	t.Parallel()
 	view := []llm.Message{
-		{Role: "user", Content: "look", Images: []llm.Image{{MIME: "image/png", Data: []byte("x")}}},
+		{Role: "user", Content: "look", Images: []llm.Image{{MIME: "image/png", Data: "eA=="}}},
 		{Role: "assistant", Content: "ok"},
 	}
 	turnFor := func(images bool) *turn {

@@ -14,6 +14,7 @@ package images
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"image"
@@ -106,7 +107,8 @@ func Load(path string) (protocol.Image, error) {
 // Prepare checks that data is an image and returns it within the limits:
 // as it is when it is a PNG, JPEG, GIF or WebP of at most MaxDimension
 // pixels a side and MaxBytes, else scaled down and re-encoded (PNG for
-// pictures with transparency and for small ones, JPEG otherwise).
+// pictures with transparency and for small ones, JPEG otherwise). The
+// image's Data is the file in base64.
 func Prepare(data []byte) (protocol.Image, error) {
 	mime := Sniff(data)
 	if mime == "" {
@@ -124,7 +126,7 @@ func Prepare(data []byte) (protocol.Image, error) {
 		return protocol.Image{}, fmt.Errorf("the image is %d×%d pixels, too large to read", cfg.Width, cfg.Height)
 	}
 	if len(data) <= MaxBytes && max(cfg.Width, cfg.Height) <= MaxDimension && mime != "image/webp" {
-		return protocol.Image{MIME: mime, Data: data, Width: cfg.Width, Height: cfg.Height}, nil
+		return protocol.Image{MIME: mime, Data: base64.StdEncoding.EncodeToString(data), Width: cfg.Width, Height: cfg.Height}, nil
 	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
@@ -163,7 +165,7 @@ func shrink(src image.Image) (protocol.Image, error) {
 			}
 		}
 		if buf.Len() <= MaxBytes || max(w, h) <= 64 {
-			return protocol.Image{MIME: mime, Data: buf.Bytes(), Width: w, Height: h}, nil
+			return protocol.Image{MIME: mime, Data: base64.StdEncoding.EncodeToString(buf.Bytes()), Width: w, Height: h}, nil
 		}
 		w, h = max(1, w*3/4), max(1, h*3/4)
 	}

@@ -2,6 +2,7 @@ package images
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"image"
 	"image/color"
@@ -42,7 +43,7 @@ func TestPrepareKeepsSmallImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.MIME != "image/png" || !bytes.Equal(got.Data, buf.Bytes()) || got.Width != 40 || got.Height != 30 {
+	if got.MIME != "image/png" || got.Data != base64.StdEncoding.EncodeToString(buf.Bytes()) || got.Width != 40 || got.Height != 30 {
 		t.Errorf("got %s %d×%d, %d bytes", got.MIME, got.Width, got.Height, len(got.Data))
 	}
 }
@@ -59,10 +60,11 @@ func TestPrepareDownscalesHugePNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Data) > MaxBytes || max(got.Width, got.Height) > MaxDimension {
-		t.Fatalf("prepared image: %d bytes, %d×%d", len(got.Data), got.Width, got.Height)
+	out, _ := base64.StdEncoding.DecodeString(got.Data)
+	if len(out) > MaxBytes || max(got.Width, got.Height) > MaxDimension {
+		t.Fatalf("prepared image: %d bytes, %d×%d", len(out), got.Width, got.Height)
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(got.Data))
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(out))
 	if err != nil || cfg.Width != got.Width || cfg.Height != got.Height || "image/"+format != got.MIME {
 		t.Errorf("decodes as %s %d×%d (%v), reported %s %d×%d", format, cfg.Width, cfg.Height, err, got.MIME, got.Width, got.Height)
 	}
@@ -77,7 +79,7 @@ func TestPrepareTransparentStaysPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.MIME != "image/png" || len(got.Data) > MaxBytes || got.Width > MaxDimension {
+	if got.MIME != "image/png" || base64.StdEncoding.DecodedLen(len(got.Data)) > MaxBytes || got.Width > MaxDimension {
 		t.Errorf("got %s %d×%d, %d bytes", got.MIME, got.Width, got.Height, len(got.Data))
 	}
 }

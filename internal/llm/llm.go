@@ -25,10 +25,11 @@ type Message struct {
 	Images []Image `json:"-"`
 }
 
-// Image is one picture of a message: its media type and encoded bytes.
+// Image is one picture of a message: its media type and the encoded file
+// in standard base64.
 type Image struct {
 	MIME string
-	Data []byte
+	Data string
 }
 
 // ToolCall is one complete tool call of a response. Arguments is the raw

@@ -13,9 +13,9 @@ import (
 func TestRequestImages(t *testing.T) {
 	t.Parallel()
 	req := &llm.Request{Model: "m", Messages: []llm.Message{
-		{Role: "user", Content: "what is on it?", Images: []llm.Image{{MIME: "image/png", Data: []byte("PNGDATA")}}},
+		{Role: "user", Content: "what is on it?", Images: []llm.Image{{MIME: "image/png", Data: "UE5HREFUQQ=="}}},
 		{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{}`}, {ID: "c2", Name: "read_file", Arguments: `{}`}}},
-		{Role: "tool", ToolCallID: "c1", Content: "Image a.png attached", Images: []llm.Image{{MIME: "image/jpeg", Data: []byte{0xff, 0xd8}}}},
+		{Role: "tool", ToolCallID: "c1", Content: "Image a.png attached", Images: []llm.Image{{MIME: "image/jpeg", Data: "/9g="}}},
 		{Role: "tool", ToolCallID: "c2", Content: "plain"},
 		{Role: "assistant", Content: "ok"},
 	}}

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
 
@@ -129,7 +128,13 @@ func appendParts(dst []byte, m *llm.Message) []byte {
 			}
 		}
 		dst = append(dst, ";base64,"...)
-		dst = base64.StdEncoding.AppendEncode(dst, img.Data)
+		for _, c := range []byte(img.Data) {
+			// Base64's alphabet only: the text is copied into a JSON
+			// string as it is.
+			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' {
+				dst = append(dst, c)
+			}
+		}
 		dst = append(dst, `"}}`...)
 	}
 	return append(dst, ']')
@@ -143,7 +148,7 @@ func requestSize(req *llm.Request) int {
 		m := &req.Messages[i]
 		n += 48 + len(m.Role) + len(m.Content) + len(m.ToolCallID)
 		for _, img := range m.Images {
-			n += 160 + base64.StdEncoding.EncodedLen(len(img.Data))
+			n += 160 + len(img.Data)
 		}
 		for _, c := range m.ToolCalls {
 			n += 80 + len(c.ID) + len(c.Name) + len(c.Arguments)

@@ -22,9 +22,9 @@ var processKillDescription string
 const processOutputSchema = `{
   "type": "object",
   "properties": {
-    "id": {"type": "string", "description": "The id run_command gave, such as \"bg1\"."},
-    "wait_for": {"type": "string", "description": "A regular expression (RE2) to wait for in the new output."},
-    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds to wait for wait_for. Default 30."}
+    "id": {"type": "string", "description": "The process id, such as \"bg1\"."},
+    "wait_for": {"type": "string", "description": "RE2 regular expression to wait for."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds to wait. Default 30."}
   },
   "required": ["id"],
   "additionalProperties": false
@@ -33,7 +33,7 @@ const processOutputSchema = `{
 const processKillSchema = `{
   "type": "object",
   "properties": {
-    "id": {"type": "string", "description": "The id run_command gave, such as \"bg1\"."}
+    "id": {"type": "string", "description": "The process id, such as \"bg1\"."}
   },
   "required": ["id"],
   "additionalProperties": false

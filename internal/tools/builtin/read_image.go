@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"strings"
@@ -34,7 +35,7 @@ func readImage(env *tools.Env, head []byte, rest io.Reader, rel string, size int
 	}
 	img.Name = rel
 	note := ""
-	if len(img.Data) != len(data) {
+	if img.Data != base64.StdEncoding.EncodeToString(data) {
 		note = fmt.Sprintf(", scaled down from %s", humanSize(size))
 	}
 	return tools.Result{

@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"image"
 	"image/png"
@@ -26,7 +27,7 @@ func TestReadFileImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Images) != 1 || res.Images[0].MIME != "image/png" || !bytes.Equal(res.Images[0].Data, buf.Bytes()) ||
+	if len(res.Images) != 1 || res.Images[0].MIME != "image/png" || res.Images[0].Data != base64.StdEncoding.EncodeToString(buf.Bytes()) ||
 		!strings.Contains(res.Content, "shot.png is an image (PNG, 64×48 pixels)") {
 		t.Errorf("result = %q, %d images", res.Content, len(res.Images))
 	}

@@ -44,7 +44,7 @@ const runCommandSchema = `{
     },
     "background": {
       "type": "boolean",
-      "description": "Start a long-running process (a dev server, a watcher) and return its id at once; read its output with process_output, stop it with process_kill."
+      "description": "Start it in the background and return its id at once."
     }
   },
   "required": ["command"],

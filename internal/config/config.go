@@ -58,6 +58,10 @@ type Config struct {
 	CompactThreshold float64 `json:"compactThreshold,omitempty"`
 	// Budget caps what a run and a session may spend.
 	Budget Budget `json:"budget,omitzero"`
+	// StreamIdleTimeout is how long to wait for the next piece of a
+	// model's answer before the request counts as stalled and is sent
+	// again (a Go duration, e.g. "2m"); "" means two minutes.
+	StreamIdleTimeout string `json:"streamIdleTimeout,omitempty"`
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
@@ -153,7 +157,7 @@ func Load(home string) (*Config, error) {
 	}
 	var f Config
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("config %s is not valid JSON (%v); fix or remove the file", path, err)
+		return nil, decodeError(path, data, err)
 	}
 	if f.Version > CurrentVersion {
 		return nil, fmt.Errorf("config %s has version %d, newer than this mx-claw supports (%d); upgrade mx-claw", path, f.Version, CurrentVersion)
@@ -175,6 +179,12 @@ func Load(home string) (*Config, error) {
 		}
 		if ws.Backend == "searxng" && ws.URL == "" {
 			return nil, fmt.Errorf("config %s: webSearch: a searxng backend needs \"url\", the instance's address", path)
+		}
+	}
+	c.StreamIdleTimeout = f.StreamIdleTimeout
+	if f.StreamIdleTimeout != "" {
+		if d, err := time.ParseDuration(f.StreamIdleTimeout); err != nil || d <= 0 {
+			return nil, fmt.Errorf("config %s: streamIdleTimeout %q is not a positive duration like \"2m\"", path, f.StreamIdleTimeout)
 		}
 	}
 	if f.Budget.MaxTime != "" {
@@ -223,7 +233,8 @@ func (c *Config) Exists() bool { return c.exists }
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
 		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, WebSearch: c.WebSearch,
-		Providers: make(map[string]*Provider, len(c.Providers))}
+		StreamIdleTimeout: c.StreamIdleTimeout,
+		Providers:         make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p
 		cp.APIKey = ""

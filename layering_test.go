@@ -162,7 +162,9 @@ var rules = []depRule{
 		direct: true, forbids: onlyMay(), why: "a leaf: any package may import it, so it imports none of ours"},
 	{covers: in("internal/ignore", "internal/permission", "internal/secret", "internal/memory", "internal/plugins"), direct: true,
 		forbids: onlyMay("internal/safefile"), why: "a leaf that reads files through safefile only"},
-	{covers: in("internal/frontmatter"), direct: true, forbids: onlyMay(), why: "a leaf: any package may import it, so it imports none of ours"},
+	{covers: in("internal/frontmatter", "internal/webfetch", "internal/websearch"), direct: true, forbids: onlyMay(),
+		why: "a leaf: any package may import it, so it imports none of ours"},
+	{covers: in("internal/images"), direct: true, forbids: onlyMay("internal/protocol"), why: "it speaks only the wire types"},
 	{covers: in("internal/skills"), direct: true, forbids: onlyMay("internal/safefile", "internal/frontmatter", "internal/tools"),
 		why: "skills are found and read from files, and offered as a tool"},
 	{covers: in("internal/slashcmd"), direct: true, forbids: onlyMay("internal/safefile", "internal/frontmatter"),
@@ -173,7 +175,7 @@ var rules = []depRule{
 	{covers: in("internal/tools"), direct: true,
 		forbids: func(g graph, dep string) bool {
 			return g.ours(dep) && !under(dep, "internal/tools") && !oneOf(dep, "internal/protocol", "internal/patch",
-				"internal/execx", "internal/ignore", "internal/sandbox")
+				"internal/execx", "internal/ignore", "internal/sandbox", "internal/webfetch", "internal/images", "internal/websearch")
 		},
 		why: "tools never see the agent, the store or a front end; they get what they need in their Env"},
 	{covers: in("internal/execx"), direct: true, forbids: onlyMay("internal/sandbox"), why: "commands run through the sandbox and nothing else"},

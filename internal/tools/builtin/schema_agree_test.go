@@ -30,11 +30,16 @@ var argStructs = map[string]reflect.Type{
 	"run_command":      reflect.TypeFor[runCommandArgs](),
 	"read_tool_output": reflect.TypeFor[readToolOutputArgs](),
 	"search_history":   reflect.TypeFor[searchHistoryArgs](),
+	"process_output":   reflect.TypeFor[processArgs](),
+	"process_kill":     reflect.TypeFor[processKillArgs](),
+	"web_fetch":        reflect.TypeFor[webFetchArgs](),
+	"web_search":       reflect.TypeFor[webSearchArgs](),
 }
 
 // everyTool is every built-in tool.
 func everyTool() []tools.Tool {
-	return append(All(), NewRunCommand(), NewReadToolOutput(), NewSearchHistory())
+	return append(All(), NewRunCommand(), NewReadToolOutput(), NewSearchHistory(), NewProcessOutput(), NewProcessKill(),
+		NewWebFetch(nil), NewWebSearch(nil))
 }
 
 // jsonFields returns the JSON names of a struct's fields.

@@ -52,6 +52,7 @@ func TestLayering(t *testing.T) {
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
+		{"internal/subagent", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},

@@ -53,6 +53,9 @@ func TestLayering(t *testing.T) {
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
 		{"internal/subagent", safefileOnly},
+		{"internal/worktree", func(imp string) bool {
+			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox", "internal/safefile")
+		}},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},

@@ -161,6 +161,7 @@ type turnSetup struct {
 	onAsk     AskPolicy
 	turnID    string // set when resuming a paused turn
 	budget    Budget
+	parent    *parentLink // set for a subagent's turn
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -207,15 +208,21 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return err
 	}
 	var policy *permission.Policy
-	if c.opts.Permissions != nil {
-		if policy, err = c.opts.Permissions(ctx, sess); err != nil {
-			return &ConfigError{Err: err}
-		}
-	}
 	var runner *hooks.Runner
-	if c.opts.Hooks != nil {
-		if runner, err = c.opts.Hooks(ctx, sess); err != nil {
-			return &ConfigError{Err: err}
+	if p := setup.parent; p != nil {
+		// A subagent decides as its parent does, never more loosely, and
+		// runs its parent's hooks.
+		policy, runner = p.turn.policy, p.turn.hooks
+	} else {
+		if c.opts.Permissions != nil {
+			if policy, err = c.opts.Permissions(ctx, sess); err != nil {
+				return &ConfigError{Err: err}
+			}
+		}
+		if c.opts.Hooks != nil {
+			if runner, err = c.opts.Hooks(ctx, sess); err != nil {
+				return &ConfigError{Err: err}
+			}
 		}
 	}
 	var commands *execx.Runner
@@ -266,10 +273,13 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
+		parent: setup.parent,
 		id:     setup.turnID,
 		sink:   sink,
 		seen:   make(map[string]bool),
 		start:  c.opts.Now(),
+
+		subSlots: make(chan struct{}, c.opts.SubagentLimits.MaxParallel),
 	}
 	if t.id == "" {
 		t.id = newID()
@@ -288,25 +298,28 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 // turn is the state of one running turn. Its methods run on Run's
 // goroutine, except the tool calls of a parallel batch (see runBatch).
 type turn struct {
-	core    *Core
-	ctx     context.Context // cancelled when the turn must stop
-	bg      context.Context // for the writes that must happen anyway
-	sess    *protocol.Session
-	model   Model
-	id      string
-	ws      *tools.Workspace
-	files   *tools.FileTracker
-	policy  *permission.Policy
-	hooks   *hooks.Runner
-	cmds    *execx.Runner    // the sandbox of run_command; nil for none
-	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
-	git     func() *GitState // the git status probe started for a new session, if any
-	onAsk   AskPolicy
-	budget  Budget
-	warned  map[string]bool  // budgets already warned about
-	repeats map[string][]int // call key → steps it was made at
-	looping *LoopError
-	maxIter int
+	core   *Core
+	ctx    context.Context // cancelled when the turn must stop
+	bg     context.Context // for the writes that must happen anyway
+	sess   *protocol.Session
+	model  Model
+	id     string
+	ws     *tools.Workspace
+	files  *tools.FileTracker
+	policy *permission.Policy
+	hooks  *hooks.Runner
+	cmds   *execx.Runner   // the sandbox of run_command; nil for none
+	tools  *tools.Registry // the session's tools (frozen, see Options.SessionTools)
+	parent *parentLink     // the task call that started this subagent's turn; nil for a user's
+	// subSlots bounds the subagents this turn's task calls run at once.
+	subSlots chan struct{}
+	git      func() *GitState // the git status probe started for a new session, if any
+	onAsk    AskPolicy
+	budget   Budget
+	warned   map[string]bool  // budgets already warned about
+	repeats  map[string][]int // call key → steps it was made at
+	looping  *LoopError
+	maxIter  int
 
 	// tooLarge holds the calls whose arguments were dropped (limits.go).
 	tooLarge map[string]int64
@@ -364,6 +377,7 @@ func (t *turn) recordCompaction(c *protocol.Compaction, e protocol.Event) error 
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
 	e.SessionID, e.TurnID = t.sess.ID, t.id
+	t.stampParent(&e)
 	if e.Timestamp.IsZero() {
 		e.Timestamp = t.core.opts.Now().UTC()
 	}
@@ -409,6 +423,7 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 	for i := range evs {
 		e := &evs[i]
 		e.SessionID, e.TurnID = t.sess.ID, t.id
+		t.stampParent(e)
 		if e.Timestamp.IsZero() {
 			e.Timestamp = now
 		}
@@ -486,6 +501,9 @@ func (t *turn) run(input string) error {
 		prompt := t.core.opts.SystemPrompt
 		if prompt == "" {
 			prompt = BuildPrompt(t.environment()).Text()
+		}
+		if t.parent != nil {
+			prompt += "\n\n" + t.parent.prompt
 		}
 		if started != "" {
 			prompt += "\n\n" + started
@@ -637,7 +655,11 @@ func (t *turn) checkBudget() error {
 // stop_hook_active (and the iteration budget still bounds it). A hook's
 // "continue": false wins over a block.
 func (t *turn) stopHook(answer string) (bool, error) {
-	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
+	name := hooks.Stop
+	if t.parent != nil {
+		name = hooks.SubagentStop
+	}
+	res := t.runHooks(hooks.Event{Name: name, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
 	if t.hk.isHalted() {
 		return false, t.stopped()
 	}
@@ -777,6 +799,13 @@ func (t *turn) finish(runErr error) error {
 	// The session's usage is saved with its status.
 	var err error
 	var paused *PausedError
+	// A subagent's time budget ends its context: that is a spent budget,
+	// not a cancellation.
+	var spent *BudgetError
+	outOfTime := t.ctx.Err() != nil && errors.As(context.Cause(t.ctx), &spent)
+	if outOfTime {
+		runErr = spent
+	}
 	switch {
 	case errors.As(runErr, &paused):
 		// The session waits for the approval (set by pause); the turn
@@ -798,7 +827,7 @@ func (t *turn) finish(runErr error) error {
 		}
 		t.statusEvent(protocol.StatusIdle, "")
 		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
-	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
+	case !outOfTime && (t.ctx.Err() != nil || errors.Is(runErr, context.Canceled)):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
 		t.statusEvent(protocol.StatusCancelled, "")
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusCancelled},

@@ -28,7 +28,6 @@ func (r *Registry) Names() []string {
 	return out
 }
 
-
 // CallConcurrency is implemented by a concurrency-safe tool of which only
 // some calls may run beside others, depending on their arguments (the
 // task tool: a read-only subagent may, one that writes in the user's tree

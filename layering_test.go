@@ -72,6 +72,7 @@ func TestLayering(t *testing.T) {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
 		}},
 		{"internal/jsonrpc", none},
+		{"internal/lsp", func(imp string) bool { return oneOf(imp, "internal/tools", "internal/execx") }},
 		// The stdio front doors translate; the core is reached through
 		// app.Driver only.
 		{"internal/acp", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},

@@ -22,6 +22,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/lsp"
 	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -30,6 +31,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
+	"github.com/mx-claw/mx-claw/internal/worktree"
 )
 
 // DBFileName is the database's file name inside the home directory.
@@ -67,6 +69,7 @@ type App struct {
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once
 	mcp     *mcp.Manager // see MCP
+	extras  extras       // language servers, subagents' limits (subagents.go)
 }
 
 // Options adjust Open.
@@ -105,9 +108,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		err error
 	}
 	regc := make(chan registryResult, 1)
+	x := loadExtras(home, opts)
 	go func() {
-		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
+		all := append(builtin.All(), builtin.NewRunCommand(), builtin.NewReadToolOutput(), builtin.NewSearchHistory(),
+			worktree.MergeTool{})
+		if x.lsp != nil {
+			all = append(all, lsp.NewTool(x.lsp))
+		}
+		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
@@ -121,7 +129,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg, extras: x}
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
@@ -142,6 +150,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Home:             UserHome(),
 		OutputDir:        filepath.Join(home, OutputDirName),
 		TempJournal:      a.temps,
+		Subagents:        a.subagents,
+		SubagentLimits:   x.limits,
+		Worktrees:        worktreesDir(home),
+		Diagnose:         x.diagnose(),
 		Logger:           opts.Logger,
 	})
 	if err != nil {
@@ -159,6 +171,9 @@ func (a *App) Close() error {
 	a.mcpOnce.Do(func() {})
 	if a.mcp != nil {
 		a.mcp.Close()
+	}
+	if a.extras.lsp != nil {
+		a.extras.lsp.Close()
 	}
 	a.Sandbox.Close()
 	return errors.Join(a.temps.Close(), a.Store.Close())

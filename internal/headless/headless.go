@@ -54,6 +54,10 @@ func (p *Printer) Handle(e protocol.Event) {
 		}
 		return
 	}
+	if e.ParentSessionID != "" {
+		p.subagent(e)
+		return
+	}
 	switch e.Type {
 	case protocol.EventMessageDelta:
 		text := e.Text
@@ -87,6 +91,21 @@ func (p *Printer) Handle(e protocol.Event) {
 		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
 	case protocol.EventRetry:
 		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
+	}
+}
+
+// subagent renders a subagent's event: only its tool calls and problems,
+// as progress lines indented under its task.
+func (p *Printer) subagent(e protocol.Event) {
+	switch e.Type {
+	case protocol.EventToolStarted:
+		p.progress("    • %s", termsafe.Sanitize(e.Summary))
+	case protocol.EventWarning:
+		p.progress("    ⚠ %s", termsafe.Sanitize(firstLine(e.Text)))
+	case protocol.EventPermissionRequested:
+		p.progress("    ? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventTurnFailed:
+		p.progress("    ✗ subagent: %s", termsafe.Sanitize(firstLine(e.Error)))
 	}
 }
 

@@ -121,6 +121,7 @@ type Model struct {
 	stream     strings.Builder
 	reasoning  strings.Builder
 	tools      []*toolCard
+	subs       subagents // progress of the subagents of task cards (subagent.go)
 	approvals  []protocol.Event
 	feedback   bool // typing feedback for a rejection
 	queued     []string
@@ -516,6 +517,10 @@ func (m *Model) compactDone(msg compactDoneMsg) []tea.Cmd {
 
 // handleEvent folds one event of the turn into the Model.
 func (m *Model) handleEvent(ev protocol.Event) {
+	if ev.ParentSessionID != "" && ev.Type != protocol.EventPermissionRequested && ev.Type != protocol.EventPermissionResolved {
+		m.subs.handle(ev)
+		return
+	}
 	switch ev.Type {
 	case protocol.EventTurnStarted:
 		if m.turnsSeen > 0 && len(m.queued) > 0 {
@@ -580,6 +585,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 				break
 			}
 		}
+		m.subs.drop(ev.ToolCallID)
 		m.print(m.r.toolCard(ev))
 	case protocol.EventPermissionRequested:
 		m.approvals = append(m.approvals, ev)
@@ -661,6 +667,7 @@ func (m *Model) turnDone(err error) []tea.Cmd {
 		m.input.Reset()
 	}
 	m.tools, m.approvals, m.feedback, m.retry = nil, nil, false, ""
+	m.subs = subagents{}
 	tele := m.telemetry()
 	switch {
 	case err == nil:

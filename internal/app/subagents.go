@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/lsp"
+	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/subagent"
+)
+
+// WorktreesDirName is the folder inside the home where writing subagents'
+// git worktrees are made (and removed when they finish).
+const WorktreesDirName = "worktrees"
+
+// extras are the parts of the wiring read from the user's settings.json
+// at start: the language servers ("lsp") and the subagents' limits
+// ("subagents"). A malformed entry turns its part off (or to its
+// defaults) and is told to each new session.
+type extras struct {
+	lsp      *lsp.Manager // nil when diagnostics are off
+	limits   agent.SubagentLimits
+	warnings []string
+}
+
+// subagentSettings is the "subagents" object of settings.json.
+type subagentSettings struct {
+	MaxIterations int    `json:"maxIterations"`
+	MaxTokens     int64  `json:"maxTokens"`
+	MaxTime       string `json:"maxTime"`
+	MaxParallel   int     `json:"maxParallel"`
+}
+
+// loadExtras reads the user's settings for the extras.
+func loadExtras(home string, opts Options) extras {
+	var x extras
+	path := permission.UserSettingsPath(home)
+	user, err := permission.LoadSettings(path)
+	if err != nil {
+		// The turn reports a broken settings file; here defaults do.
+		user = &permission.Settings{}
+	}
+	servers, on, ls, err := lsp.ParseSettings(user.Other["lsp"])
+	if err != nil {
+		x.warnings = append(x.warnings, fmt.Sprintf("%s: %v; language-server diagnostics are off", path, err))
+		on = false
+	}
+	if on {
+		x.lsp = lsp.NewManager(lsp.Options{Servers: servers, Timeout: time.Duration(ls.TimeoutSeconds * float64(time.Second)),
+			Logger: opts.Logger})
+	}
+	if raw, ok := user.Other["subagents"]; ok {
+		var s subagentSettings
+		if err := json.Unmarshal(raw, &s); err != nil {
+			x.warnings = append(x.warnings, fmt.Sprintf("%s: subagents: %v; the default limits apply", path, err))
+		} else {
+			x.limits = agent.SubagentLimits{MaxIterations: s.MaxIterations, MaxTokens: s.MaxTokens, MaxParallel: s.MaxParallel}
+			if s.MaxTime != "" {
+				d, err := time.ParseDuration(s.MaxTime)
+				if err != nil || d <= 0 {
+					x.warnings = append(x.warnings, fmt.Sprintf("%s: subagents.maxTime %q is not a duration such as \"10m\"; the default applies", path, s.MaxTime))
+				} else {
+					x.limits.MaxDuration = d
+				}
+			}
+		}
+	}
+	return x
+}
+
+// subagents is the agent's Subagents: the built-in types and the user's,
+// and, in a trusted workspace, the project's.
+func (a *App) subagents(ctx context.Context, sess *protocol.Session) ([]subagent.Definition, []string) {
+	trusted, err := a.Trusted(ctx, sess.Workspace)
+	if err != nil {
+		return subagent.BuiltIn(), []string{"subagents: " + err.Error()}
+	}
+	defs, warnings := subagent.Load(subagent.LoadOptions{Home: a.Home, Workspace: sess.Workspace, Trusted: trusted})
+	return defs, append(warnings, a.extras.warnings...)
+}
+
+// diagnose is the agent's Diagnose, nil when diagnostics are off.
+func (x extras) diagnose() agent.DiagnoseFunc {
+	if x.lsp == nil {
+		return nil
+	}
+	return x.lsp.Check
+}
+
+// worktreesDir is where subagents' worktrees go.
+func worktreesDir(home string) string { return filepath.Join(home, WorktreesDirName) }

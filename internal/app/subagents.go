@@ -33,7 +33,7 @@ type subagentSettings struct {
 	MaxIterations int    `json:"maxIterations"`
 	MaxTokens     int64  `json:"maxTokens"`
 	MaxTime       string `json:"maxTime"`
-	MaxParallel   int     `json:"maxParallel"`
+	MaxParallel   int    `json:"maxParallel"`
 }
 
 // loadExtras reads the user's settings for the extras.

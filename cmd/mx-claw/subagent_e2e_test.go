@@ -82,13 +82,18 @@ func TestRunExploreSubagentsAndSessionTree(t *testing.T) {
 // its result, the fix says it is gone.
 func TestRunEditGetsGoplsDiagnostics(t *testing.T) {
 	t.Parallel()
-	gopls, err := exec.LookPath("gopls")
-	if err != nil {
-		t.Skip("gopls is not installed (make test-deps installs it); skipping the language-server end-to-end test")
-	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not on PATH; gopls needs it")
+	}
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		// Where `make test-deps` installs it.
+		gopath, _ := exec.Command(goBin, "env", "GOPATH").Output()
+		gopls = filepath.Join(strings.TrimSpace(string(gopath)), "bin", "gopls")
+		if _, err := os.Stat(gopls); err != nil {
+			t.Skip("gopls is not installed (make test-deps installs it); skipping the language-server end-to-end test")
+		}
 	}
 	e := newEnv(t,
 		llmtest.Call("read_file", `{"path":"main.go"}`),

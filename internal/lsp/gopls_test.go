@@ -36,11 +36,11 @@ func write(t *testing.T, path, text string) {
 
 func needGopls(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("gopls"); err != nil {
-		t.Skip("gopls is not installed (make test-deps installs it with go install); skipping the real language server test")
-	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not installed; gopls needs it")
+	}
+	if _, err := lookPath("gopls", os.Environ()); err != nil {
+		t.Skip("gopls is not installed (make test-deps installs it with go install); skipping the real language server test")
 	}
 }
 

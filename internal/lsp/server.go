@@ -90,7 +90,7 @@ type server struct {
 
 // start runs the server for root and initializes it.
 func start(ctx context.Context, cfg ServerConfig, root string, env []string, timeout time.Duration) (*server, error) {
-	path, err := exec.LookPath(cfg.Command)
+	path, err := lookPath(cfg.Command, env)
 	if err != nil {
 		return nil, &NotInstalledError{Server: cfg.Name, Command: cfg.Command}
 	}
@@ -130,6 +130,41 @@ func start(ctx context.Context, cfg ServerConfig, root string, env []string, tim
 		return nil, fmt.Errorf("initialize %s: %w", cfg.Name, err)
 	}
 	return s, nil
+}
+
+// lookPath finds a server's command on PATH, or, for a bare name, where
+// `go install` puts programs (GOBIN, GOPATH/bin, ~/go/bin), which is
+// often not on the PATH a program inherits.
+func lookPath(command string, env []string) (string, error) {
+	path, err := exec.LookPath(command)
+	if err == nil || strings.ContainsRune(command, filepath.Separator) {
+		return path, err
+	}
+	get := func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	var dirs []string
+	if b := get("GOBIN"); b != "" {
+		dirs = append(dirs, b)
+	}
+	for _, p := range filepath.SplitList(get("GOPATH")) {
+		dirs = append(dirs, filepath.Join(p, "bin"))
+	}
+	if h := get("HOME"); h != "" {
+		dirs = append(dirs, filepath.Join(h, "go", "bin"))
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, command)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", err
 }
 
 // fileURI returns the file URI of an absolute path.

@@ -44,7 +44,17 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 			return nil, &ConfigError{Err: err}
 		}
 	}
-	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt, Tools: toolSpecs(c.opts.Tools)}
+	reg := c.opts.Tools
+	var subWarnings []string
+	if c.opts.Subagents != nil {
+		// A new session's task tool, as sessionTools adds it.
+		defs, w := c.opts.Subagents(ctx, sess)
+		subWarnings = w
+		if r, err := reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err == nil {
+			reg = r
+		}
+	}
+	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt, Tools: toolSpecs(reg)}
 	if p.SystemPrompt == "" {
 		e := c.environment(ctx, ws, sess, model, policy, onAsk)
 		e.System, e.Git = systemName(), probeGit(ctx, ws.Root())
@@ -54,5 +64,6 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 	if c.opts.Context != nil {
 		p.Context, p.Warnings = c.opts.Context(ws.Root())
 	}
+	p.Warnings = append(p.Warnings, subWarnings...)
 	return p, nil
 }

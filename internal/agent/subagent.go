@@ -118,20 +118,17 @@ func (*taskTool) Name() string { return TaskToolName }
 func (tt *taskTool) Description() string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(taskDescription))
-	b.WriteString("\n\nSubagent types:\n")
+	b.WriteString("\nTypes:\n")
 	for _, d := range tt.defs {
 		desc := strings.Join(strings.Fields(d.Description), " ")
 		if len(desc) > 600 {
 			desc = desc[:600] + "…"
 		}
 		fmt.Fprintf(&b, "- %s: %s", d.Name, desc)
-		if d.ReadOnly {
-			b.WriteString(" (read-only)")
-		}
 		b.WriteString("\n")
 	}
 	if !tt.worktrees {
-		b.WriteString("\nworktree is not available here.\n")
+		b.WriteString("worktree is not available here.\n")
 	}
 	return b.String()
 }
@@ -144,14 +141,10 @@ func (tt *taskTool) Schema() json.RawMessage {
 	s := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"description": map[string]any{"type": "string", "minLength": 1,
-				"description": "A short (3-5 word) description of the task, shown to the user."},
-			"prompt": map[string]any{"type": "string", "minLength": 1,
-				"description": "The task for the subagent, with everything it needs to know and what to return."},
-			"subagent_type": map[string]any{"type": "string", "enum": names,
-				"description": "Which kind of subagent to start."},
-			"worktree": map[string]any{"type": "boolean",
-				"description": "Work on a new branch in a separate git worktree (writing subagents in a git repository)."},
+			"description":   map[string]any{"type": "string", "minLength": 1, "description": "3-5 words, shown to the user."},
+			"prompt":        map[string]any{"type": "string", "minLength": 1},
+			"subagent_type": map[string]any{"type": "string", "enum": names},
+			"worktree":      map[string]any{"type": "boolean"},
 		},
 		"required":             []string{"description", "prompt", "subagent_type"},
 		"additionalProperties": false,

@@ -20,7 +20,7 @@ const toolSchema = `{
   "properties": {
     "path": {
       "type": "string",
-      "description": "The file to check, relative to the workspace root (or absolute inside it)."
+      "description": "The file, relative to the workspace root."
     }
   },
   "required": ["path"],

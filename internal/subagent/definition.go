@@ -57,9 +57,7 @@ func BuiltIn() []Definition {
 	return []Definition{
 		{
 			Name: Explore,
-			Description: "Read-only research: finds files, reads code, searches for symbols and answers questions " +
-				"about the codebase. Cannot change anything. Several explore subagents run at once, so start " +
-				"one per independent question in the same response.",
+			Description: "Read-only research in the codebase; start one per question, they run at once.",
 			Prompt: "You are an explore subagent. Research the codebase to answer the task: find the files, read the " +
 				"code, search for symbols. You have read-only tools; you cannot change files or run commands that " +
 				"change anything. Be thorough but quick. Your final answer is all the caller sees: report what you " +
@@ -69,9 +67,7 @@ func BuiltIn() []Definition {
 		},
 		{
 			Name: General,
-			Description: "General-purpose: carries out a self-contained task that may edit files and run commands " +
-				"(implement a change, fix a failing test). With worktree: true in a git repository it works on a " +
-				"branch of its own, so several can work at once without colliding.",
+			Description: "A self-contained task; may edit files and run commands.",
 			Prompt: "You are a general-purpose subagent. Carry out the task completely, using the tools you have. " +
 				"Your final answer is all the caller sees: say what you did, which files you changed, and anything " +
 				"left undone.",

@@ -20,10 +20,7 @@ var mergeDescription string
 const mergeSchema = `{
   "type": "object",
   "properties": {
-    "branch": {
-      "type": "string",
-      "description": "The subagent's branch, as its task result named it (mx-claw/…)."
-    }
+    "branch": {"type": "string"}
   },
   "required": ["branch"],
   "additionalProperties": false

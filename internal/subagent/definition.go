@@ -56,7 +56,7 @@ func (d Definition) Allows(name string) bool {
 func BuiltIn() []Definition {
 	return []Definition{
 		{
-			Name: Explore,
+			Name:        Explore,
 			Description: "Read-only research in the codebase; start one per question, they run at once.",
 			Prompt: "You are an explore subagent. Research the codebase to answer the task: find the files, read the " +
 				"code, search for symbols. You have read-only tools; you cannot change files or run commands that " +
@@ -66,7 +66,7 @@ func BuiltIn() []Definition {
 			Source:   "built-in",
 		},
 		{
-			Name: General,
+			Name:        General,
 			Description: "A self-contained task; may edit files and run commands.",
 			Prompt: "You are a general-purpose subagent. Carry out the task completely, using the tools you have. " +
 				"Your final answer is all the caller sees: say what you did, which files you changed, and anything " +

@@ -57,7 +57,7 @@ vet:
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 	@if command -v gcc >/dev/null 2>&1; then \
-		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/; \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/ ./internal/lsp/; \
 	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/subagent"
+	"github.com/mx-claw/mx-claw/internal/worktree"
 )
 
 // WorktreesDirName is the folder inside the home where writing subagents'
@@ -94,3 +96,50 @@ func (x extras) diagnose() agent.DiagnoseFunc {
 
 // worktreesDir is where subagents' worktrees go.
 func worktreesDir(home string) string { return filepath.Join(home, WorktreesDirName) }
+
+// leftOverAge is how old a worktree folder without an ended session must
+// be before a new process takes it for one a dead process left.
+const leftOverAge = 10 * time.Minute
+
+// recoverWorktrees finishes the worktrees that subagents of dead
+// processes left: what they changed is committed on their branches, the
+// folders go. A worktree whose session is still running (in another
+// process) is left alone. It returns the branches that kept work.
+func (a *App) recoverWorktrees(ctx context.Context) []string {
+	dir := worktreesDir(a.Home)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var kept []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		s, err := a.Store.GetSession(ctx, e.Name())
+		ended := err == nil && (s.Status == protocol.StatusFailed || s.Status == protocol.StatusCancelled)
+		if !ended {
+			// Running, or just being made by another process (the folder
+			// comes before its session): only an old one is left over.
+			info, err := e.Info()
+			if err != nil || (s != nil && s.Status == protocol.StatusRunning) || time.Since(info.ModTime()) < leftOverAge {
+				continue
+			}
+		}
+		tree, err := worktree.Open(ctx, path)
+		if err != nil {
+			a.log().Warn("a subagent's worktree could not be recovered", "dir", path, "err", err)
+			continue
+		}
+		res, err := tree.Finish(ctx, "mx-claw: work of a subagent whose process ended")
+		if err != nil {
+			a.log().Warn("a subagent's worktree could not be recovered", "dir", path, "err", err)
+			continue
+		}
+		if res.Changed() {
+			kept = append(kept, res.Branch)
+		}
+	}
+	return kept
+}

@@ -105,3 +105,23 @@ func (t *Tree) commit(ctx context.Context, message string) error {
 		"-c", "commit.gpgsign=false", "commit", "--quiet", "--no-verify", "-m", message)
 	return err
 }
+
+// Open returns the Tree of an existing worktree folder, for finishing the
+// work of a subagent whose process died: Base is the branch's commit as
+// it is now, so Finish commits only what was left uncommitted.
+func Open(ctx context.Context, dir string) (*Tree, error) {
+	common, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	}
+	branch, err := git(ctx, dir, nil, "symbolic-ref", "--short", "HEAD")
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(branch), BranchPrefix) {
+		return nil, fmt.Errorf("%s is not on a subagent's branch", dir)
+	}
+	head, err := git(ctx, dir, nil, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	return &Tree{Repo: filepath.Dir(strings.TrimSpace(common)), Dir: dir, Branch: strings.TrimSpace(branch),
+		Base: strings.TrimSpace(head)}, nil
+}

@@ -206,3 +206,29 @@ func TestCreateRefusesWithoutCommitsOrRepo(t *testing.T) {
 		t.Errorf("RepoRoot outside a repository: %v", err)
 	}
 }
+
+func TestOpenFinishesALeftOverWorktree(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "wt")
+	if _, err := Create(ctx, repo, dir, "mx-claw/general-7"); err != nil {
+		t.Fatal(err)
+	}
+	// The process died here, with work not committed.
+	write(t, filepath.Join(dir, "left.txt"), "left\n")
+	tree, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tree.Finish(ctx, "recovered")
+	if err != nil || !res.Changed() || tree.Repo != repo {
+		t.Fatalf("Finish = %+v, %v (repo %s)", res, err, tree.Repo)
+	}
+	if got := run(t, repo, "show", "mx-claw/general-7:left.txt"); got != "left\n" {
+		t.Errorf("branch holds %q", got)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("folder left: %v", err)
+	}
+}

@@ -375,12 +375,9 @@ func (ch *child) run(prompt string) (tools.Result, error) {
 	if ch.limits.MaxTokens > 0 {
 		budget.MaxTokens = ch.limits.MaxTokens
 	}
-	ctx := p.ctx
 	if d := ch.limits.MaxDuration; d > 0 {
+		// A deadline on the subagent's turn (see withTimeBudget).
 		budget.MaxDuration = d
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &BudgetError{What: "time", Used: d.String(), Limit: d.String()})
-		defer cancel()
 	}
 	var answer string
 	sink := func(e protocol.Event) {
@@ -391,7 +388,7 @@ func (ch *child) run(prompt string) (tools.Result, error) {
 	}
 	var ct *turn
 	setup := turnSetup{sessionID: ch.sess.ID, maxIter: maxIter, onAsk: onAsk, budget: budget, parent: ch.link}
-	err := c.drive(ctx, setup, sink, func(t *turn) error {
+	err := c.drive(p.ctx, setup, sink, func(t *turn) error {
 		ct = t
 		return t.run(prompt)
 	})

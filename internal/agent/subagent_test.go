@@ -23,35 +23,35 @@ import (
 	"github.com/mx-claw/mx-claw/internal/worktree"
 )
 
-// recorder collects events from any goroutine and lets a test wait for
+// subRecorder collects events from any goroutine and lets a test wait for
 // one; it never blocks the turn.
-type recorder struct {
+type subRecorder struct {
 	mu   sync.Mutex
 	evs  []protocol.Event
 	cond *sync.Cond
 }
 
-func newRecorder() *recorder {
-	r := &recorder{}
+func newSubRecorder() *subRecorder {
+	r := &subRecorder{}
 	r.cond = sync.NewCond(&r.mu)
 	return r
 }
 
-func (r *recorder) sink(e protocol.Event) {
+func (r *subRecorder) sink(e protocol.Event) {
 	r.mu.Lock()
 	r.evs = append(r.evs, e)
 	r.mu.Unlock()
 	r.cond.Broadcast()
 }
 
-func (r *recorder) all() []protocol.Event {
+func (r *subRecorder) all() []protocol.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.evs)
 }
 
 // waitN waits until n events satisfy ok.
-func (r *recorder) waitN(t *testing.T, n int, ok func(protocol.Event) bool) []protocol.Event {
+func (r *subRecorder) waitN(t *testing.T, n int, ok func(protocol.Event) bool) []protocol.Event {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	go func() { time.Sleep(20 * time.Second); r.cond.Broadcast() }()
@@ -160,7 +160,7 @@ func TestExploreSubagentsRunInParallelBounded(t *testing.T) {
 				return llmtest.Reply{ToolCalls: calls}
 			})
 			s := f.session()
-			rec := newRecorder()
+			rec := newSubRecorder()
 			if err := f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "research"}, rec.sink); err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +312,7 @@ func TestCancellingTheParentCancelsItsSubagents(t *testing.T) {
 			taskCall(subagent.Explore, "a", false), taskCall(subagent.Explore, "b", false)}}
 	})
 	s := f.session()
-	rec := newRecorder()
+	rec := newSubRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "go"}, rec.sink) }()
@@ -362,7 +362,7 @@ func TestSubagentApprovalsGoToTheParentsUser(t *testing.T) {
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall(subagent.General, "write out.txt", false)}}
 	})
 	s := f.session()
-	rec := newRecorder()
+	rec := newSubRecorder()
 	errc := make(chan error, 1)
 	go func() {
 		errc <- f.core.Run(context.Background(), TurnRequest{SessionID: s.ID, Input: "go", OnAsk: AskWait}, rec.sink)

@@ -52,10 +52,16 @@ func TestLayering(t *testing.T) {
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
-		{"internal/subagent", safefileOnly},
+		{"internal/subagent", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
 		{"internal/worktree", func(imp string) bool {
 			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox", "internal/safefile")
 		}},
+		{"internal/frontmatter", none},
+		{"internal/skills", func(imp string) bool {
+			return oneOf(imp, "internal/safefile", "internal/frontmatter", "internal/tools")
+		}},
+		{"internal/slashcmd", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
+		{"internal/plugins", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/server/web", none},

@@ -28,6 +28,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
@@ -59,6 +60,8 @@ type App struct {
 	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
+	skillCats     skillCatalogs             // sessions' frozen skills (extensions.go)
+	skillCache    skills.Cache              // parsed SKILL.md files
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
@@ -112,11 +115,13 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg *tools.Registry
 		err error
 	}
+	a := &App{Home: home, Config: cfg, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	regc := make(chan registryResult, 1)
 	x := loadExtras(home, opts)
 	go func() {
 		all := append(builtin.All(), builtin.NewRunCommand(), builtin.NewReadToolOutput(), builtin.NewSearchHistory(),
-			worktree.MergeTool{})
+			skills.NewTool(a.sessionSkills), worktree.MergeTool{})
 		if x.lsp != nil {
 			all = append(all, lsp.NewTool(x.lsp))
 		}
@@ -133,8 +138,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg, extras: x}
+	a.Store, a.tools, a.extras = st, reg, x
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
@@ -150,6 +154,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Commands:         a.commands,
 		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
+		SessionContext:   a.sessionContext,
+		Remember:         a.remember,
+		ProposeSkill:     a.proposeSkillFunc(),
+		MinProposalCalls: cfg.Skills.MinProposalCalls,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),

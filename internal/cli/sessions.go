@@ -129,6 +129,9 @@ type sessionDump struct {
 	Approvals []protocol.Approval `json:"pendingApprovals"`
 	// Subagents are the sessions its task calls started, with theirs.
 	Subagents []sessionTree `json:"subagents,omitempty"`
+	// Context is what the session's prompt was frozen with: its memory
+	// files and skills.
+	Context *protocol.FrozenContext `json:"context,omitempty"`
 }
 
 func showSession(ctx context.Context, st store.Store, w io.Writer, id string, asJSON bool) error {
@@ -158,7 +161,7 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Subagents: tree})
+		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Context: frozenContext(ctx, st, id), Subagents: tree})
 	}
 	fmt.Fprintf(w, "Session   %s\nTitle     %s\nWorkspace %s\nModel     %s\nStatus    %s\n", s.ID, s.Title, s.Workspace, s.Model, s.Status)
 	if s.LastError != "" {
@@ -166,6 +169,7 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	}
 	fmt.Fprintf(w, "Updated   %s\nTokens    %d in (%d cached), %d out\n", s.UpdatedAt.Local().Format(time.DateTime),
 		s.Usage.InputTokens, s.Usage.CachedTokens, s.Usage.OutputTokens)
+	printFrozen(w, frozenContext(ctx, st, id))
 	if err := showTree(ctx, st, w, s); err != nil {
 		return err
 	}

@@ -30,12 +30,12 @@
 // WebFetch) or mx-claw's (read_file, run_command, …); without it the
 // subagent gets every tool of its parent. disallowedTools takes tools
 // away. model is a mx-claw model id ("provider/model"); Claude Code's
-// aliases (sonnet, opus, haiku, inherit) mean the parent's model. Front
-// matter that is not valid YAML — Claude Code accepts descriptions with
-// unquoted colons — is read line by line as "key: value". Other keys
-// (color, effort, …) are ignored. A file without a name or description is
-// skipped with a warning.
+// aliases (sonnet, opus, haiku, inherit) mean the parent's model. The
+// front matter is read by internal/frontmatter, which also takes what is
+// not valid YAML but Claude Code accepts (descriptions with unquoted
+// colons). Other keys (color, effort, …) are ignored. A file without a
+// name or description is skipped with a warning.
 //
 // Who may import it: the agent (which runs subagents) and the app wiring.
-// It imports only internal/safefile.
+// It imports internal/safefile and internal/frontmatter.
 package subagent

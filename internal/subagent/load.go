@@ -1,7 +1,6 @@
 package subagent
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,8 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/mx-claw/mx-claw/internal/frontmatter"
 	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
@@ -107,23 +105,32 @@ func loadDir(dir string, read func(name string) ([]byte, error)) ([]Definition, 
 // as subagent_type.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
 
-// Parse reads one agent file. fallbackName is used when the front matter
-// has no name (Claude Code requires one; a file name is a fair guess
-// only for the error message).
+// front is an agent file's front matter.
+type front struct {
+	Name        string           `yaml:"name"`
+	Description string           `yaml:"description"`
+	Tools       frontmatter.List `yaml:"tools"`
+	Disallowed  frontmatter.List `yaml:"disallowedTools"`
+	Model       string           `yaml:"model"`
+	MaxTurns    string           `yaml:"maxTurns"`
+}
+
+// Parse reads one agent file. fallbackName names the file in the error
+// for a front matter without a name.
 func Parse(data []byte, fallbackName string) (Definition, error) {
-	front, body, ok := splitFrontMatter(data)
-	if !ok {
+	var f front
+	res, err := frontmatter.Parse(data, &f)
+	if errors.Is(err, frontmatter.ErrNoFrontMatter) {
 		return Definition{}, errors.New("no front matter (a --- block with name and description)")
 	}
-	fields, err := frontMatter(front)
 	if err != nil {
 		return Definition{}, err
 	}
 	d := Definition{
-		Name:        scalar(fields["name"]),
-		Description: strings.TrimSpace(scalar(fields["description"])),
-		Prompt:      strings.TrimSpace(body),
-		Model:       modelOf(scalar(fields["model"])),
+		Name:        strings.TrimSpace(f.Name),
+		Description: strings.TrimSpace(f.Description),
+		Prompt:      strings.TrimSpace(res.Body),
+		Model:       modelOf(f.Model),
 	}
 	if d.Name == "" {
 		return Definition{}, fmt.Errorf("no name in the front matter (the file %s.md needs `name: …`)", fallbackName)
@@ -134,14 +141,14 @@ func Parse(data []byte, fallbackName string) (Definition, error) {
 	if d.Description == "" {
 		return Definition{}, fmt.Errorf("subagent %q has no description", d.Name)
 	}
-	if v := list(fields["tools"]); strings.TrimSpace(strings.Join(v, "")) != "" {
+	if len(f.Tools) > 0 {
 		// An empty tools field means all tools, as if it were left out.
-		d.Tools = toolNames(v)
+		d.Tools = toolNames(f.Tools)
 	}
-	if v, ok := fields["disallowedTools"]; ok {
-		d.Disallowed = toolNames(list(v))
+	if len(f.Disallowed) > 0 {
+		d.Disallowed = toolNames(f.Disallowed)
 	}
-	if v := scalar(fields["maxTurns"]); v != "" {
+	if v := strings.TrimSpace(f.MaxTurns); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return Definition{}, fmt.Errorf("subagent %q: maxTurns %q is not a positive number", d.Name, v)
@@ -149,108 +156,4 @@ func Parse(data []byte, fallbackName string) (Definition, error) {
 		d.MaxTurns = n
 	}
 	return d, nil
-}
-
-// splitFrontMatter returns the front matter and the body of a file that
-// starts with a "---" line.
-func splitFrontMatter(data []byte) (front, body string, ok bool) {
-	text := strings.ReplaceAll(string(bytes.TrimPrefix(data, []byte("\ufeff"))), "\r\n", "\n")
-	rest, found := strings.CutPrefix(text, "---\n")
-	if !found {
-		return "", "", false
-	}
-	if strings.HasPrefix(rest, "---\n") || rest == "---" {
-		return "", strings.TrimPrefix(rest, "---"), true
-	}
-	i := strings.Index(rest, "\n---\n")
-	switch {
-	case i >= 0:
-		return rest[:i+1], rest[i+5:], true
-	case strings.HasSuffix(rest, "\n---"):
-		return rest[:len(rest)-3], "", true
-	}
-	return "", "", false
-}
-
-// frontMatter parses the front matter as YAML, or, when that fails (an
-// unquoted colon in a description is common, and Claude Code takes it),
-// line by line: a line "key: value" starting at the left edge begins a
-// field, and the lines after it, up to the next such line, continue its
-// value.
-func frontMatter(front string) (map[string]any, error) {
-	var m map[string]any
-	if err := yaml.Unmarshal([]byte(front), &m); err == nil {
-		if m == nil {
-			m = map[string]any{}
-		}
-		return m, nil
-	}
-	m = map[string]any{}
-	key := regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):(?:\s+(.*))?$`)
-	var cur string
-	for _, line := range strings.Split(front, "\n") {
-		if g := key.FindStringSubmatch(line); g != nil {
-			cur = g[1]
-			m[cur] = unquote(strings.TrimSpace(g[2]))
-			continue
-		}
-		if cur == "" || strings.TrimSpace(line) == "" {
-			continue
-		}
-		prev, _ := m[cur].(string)
-		if item, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok && (prev == "" || isList(m[cur])) {
-			items, _ := m[cur].([]any)
-			m[cur] = append(items, unquote(strings.TrimSpace(item)))
-			continue
-		}
-		m[cur] = strings.TrimSpace(prev + " " + strings.TrimSpace(line))
-	}
-	if len(m) == 0 {
-		return nil, errors.New("front matter is neither YAML nor key: value lines")
-	}
-	return m, nil
-}
-
-func isList(v any) bool { _, ok := v.([]any); return ok }
-
-// unquote strips one pair of matching quotes.
-func unquote(s string) string {
-	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
-		if s[0] == '"' {
-			if u, err := strconv.Unquote(s); err == nil {
-				return u
-			}
-		}
-		return s[1 : len(s)-1]
-	}
-	return s
-}
-
-// scalar returns a front matter value as text.
-func scalar(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []any:
-		return strings.Join(list(x), ", ")
-	}
-	return fmt.Sprint(v)
-}
-
-// list returns a front matter value as a list: a YAML list, or a string
-// of comma-separated names.
-func list(v any) []string {
-	switch x := v.(type) {
-	case []any:
-		var out []string
-		for _, e := range x {
-			out = append(out, strings.Split(scalar(e), ",")...)
-		}
-		return out
-	case nil:
-		return []string{}
-	}
-	return strings.Split(scalar(v), ",")
 }

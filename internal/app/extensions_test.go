@@ -52,7 +52,7 @@ func TestBackendExtras(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"would freeze now", "instructions", "environment", "memory", "skills", "tools (12)", "conversation", "of 1047576"} {
+	for _, want := range []string{"would freeze now", "instructions", "environment", "memory", "skills", "tools (15)", "conversation", "of 1047576"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("/context lacks %q:\n%s", want, report)
 		}

@@ -469,3 +469,28 @@ func TestPluginActsOnlyWhenEnabled(t *testing.T) {
 		t.Errorf("after disable:\n%s", list.stdout)
 	}
 }
+
+// A headless run makes no proposal request unless the config asks for
+// proposals: with the key absent, the five-step turn ends after its six
+// requests and no proposal is stored.
+func TestHeadlessRunProposesOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, append(fiveStepTask(false), llmtest.Text(proposedSkill))...)
+	cfg := strings.Replace(string(mustRead(t, filepath.Join(e.home, "config.json"))), `"skills":{"proposals":false},`, "", 1)
+	if strings.Contains(cfg, "proposals") {
+		t.Fatalf("config still names proposals: %s", cfg)
+	}
+	e.writeHome("config.json", cfg)
+	e.writeWS("main.go", "package main\n\nfunc main() {}\n")
+	e.writeWS("go.mod", "module demo\n")
+	e.mustRun("run", "where does this program start?")
+	if n := len(e.srv.ChatRequests()); n != 6 {
+		t.Errorf("%d requests, want the turn's 6 and no proposal request", n)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "skills", "proposed")); err == nil {
+		entries, _ := os.ReadDir(filepath.Join(e.home, "skills", "proposed"))
+		if len(entries) > 0 {
+			t.Errorf("a proposal was stored: %v", entries)
+		}
+	}
+}

@@ -97,6 +97,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is mx-claw's version, told to MCP servers.
 	Version string
+	// Headless marks a process no one watches (mx-claw run): skill
+	// proposals are off unless the config turns them on explicitly, since
+	// a proposal is a model request the user did not see coming and the
+	// process would wait for it before exiting.
+	Headless bool
 }
 
 // LoadConfig loads the config of the home directory.

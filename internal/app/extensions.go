@@ -247,9 +247,9 @@ func (a *App) pluginHooks() ([]*hooks.Config, error) {
 }
 
 // proposeSkillFunc returns proposeSkill, or nil when the config turns
-// skill proposals off.
+// skill proposals off, or leaves them to the default in a headless run.
 func (a *App) proposeSkillFunc() func(context.Context, skills.Trajectory, string) (*protocol.SkillProposal, error) {
-	if !a.Config.Skills.ProposalsOn() {
+	if !a.Config.Skills.ProposalsOn() || a.opts.Headless && a.Config.Skills.Proposals == nil {
 		return nil
 	}
 	return a.proposeSkill

@@ -137,7 +137,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	for i, tc := range tcs {
 		calls[i] = t.prepare(tc)
 		c := calls[i]
-		if c.early != "" || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		if c.early != "" || !readOnly(c) {
 			parallel = false
 		}
 		if c.early == DuplicateCallResult {
@@ -229,7 +229,7 @@ type outcome struct {
 // returns an error only when the turn must stop.
 func (t *turn) execute(c *call) (outcome, error) {
 	started := t.startedEvent(c)
-	if !readOnly(c) {
+	if !readOnly(c) || startsAfterStarted(c) {
 		if err := t.emit(started); err != nil {
 			return outcome{}, err
 		}
@@ -252,7 +252,20 @@ func (t *turn) execute(c *call) (outcome, error) {
 // anything: what may run in parallel batches, and before its tool.started
 // is stored.
 func readOnly(c *call) bool {
-	return c.tool != nil && c.tool.Risk() == tools.RiskRead && c.tool.ConcurrencySafe()
+	if c.tool == nil || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		return false
+	}
+	if cc, ok := c.tool.(tools.CallConcurrency); ok {
+		return c.args != nil && cc.ConcurrentCall(c.args)
+	}
+	return true
+}
+
+// startsAfterStarted reports whether c runs only once its tool.started is
+// stored: a task call, whose subagent's events must come after it.
+func startsAfterStarted(c *call) bool {
+	_, ok := c.tool.(*taskTool)
+	return ok
 }
 
 // startedEvent is c's tool.started.
@@ -294,7 +307,13 @@ func (t *turn) runTool(c *call) ranCall {
 	env.Images = t.readsImages()
 	t.snapshot(c)
 	start := time.Now()
+	after := t.diagnose(c)
 	res, err := callTool(t, c, env)
+	if after != nil && err == nil && !res.IsError && t.ctx.Err() == nil {
+		if note := after(t.ctx); note != "" {
+			res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + note
+		}
+	}
 	d := time.Since(start)
 	switch {
 	case t.ctx.Err() != nil:
@@ -321,6 +340,9 @@ func callTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
 			err = fmt.Errorf("internal error in %s: %v", c.Name, r)
 		}
 	}()
+	if tt, ok := c.tool.(*taskTool); ok {
+		return t.runTask(tt, c)
+	}
 	return c.tool.Run(t.ctx, env, c.args)
 }
 
@@ -378,6 +400,9 @@ func (t *turn) runParallel(calls []*call) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if startsAfterStarted(c) {
+				<-stored
+			}
 			sem <- struct{}{}
 			r := t.runTool(c)
 			<-sem

@@ -22,6 +22,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/lsp"
 	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -31,6 +32,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
+	"github.com/mx-claw/mx-claw/internal/worktree"
 )
 
 // DBFileName is the database's file name inside the home directory.
@@ -74,6 +76,7 @@ type App struct {
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once
 	mcp     *mcp.Manager // see MCP
+	extras  extras       // language servers, subagents' limits (subagents.go)
 
 	// cfgMu guards Config against UpdateConfig; settingsWrite serialises
 	// UpdateUserPermissions (usersettings.go).
@@ -131,10 +134,15 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	if err != nil {
 		return nil, &agent.ConfigError{Err: err}
 	}
+	x := loadExtras(home, opts)
 	go func() {
-		reg, err := tools.NewRegistry(append(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills),
-			builtin.NewProcessOutput(), builtin.NewProcessKill()), web...)...)
+		all := append(builtin.All(), builtin.NewRunCommand(), builtin.NewReadToolOutput(), builtin.NewSearchHistory(),
+			skills.NewTool(a.sessionSkills), builtin.NewProcessOutput(), builtin.NewProcessKill())
+		all = append(append(all, web...), worktree.MergeTool{})
+		if x.lsp != nil {
+			all = append(all, lsp.NewTool(x.lsp))
+		}
+		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
@@ -147,7 +155,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a.Store, a.tools = st, reg
+	a.Store, a.tools, a.extras = st, reg, x
 	for _, d := range opts.AddDirs {
 		if _, err := a.AddDir(d); err != nil {
 			st.Close()
@@ -181,6 +189,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		TempJournal:      a.temps,
 		Jobs:             a.Jobs,
 		Roots:            a.roots,
+		Subagents:        a.subagents,
+		SubagentLimits:   x.limits,
+		Worktrees:        worktreesDir(home),
+		Diagnose:         x.diagnose(),
 		Logger:           opts.Logger,
 	})
 	if err != nil {
@@ -199,6 +211,9 @@ func (a *App) Close() error {
 	a.mcpOnce.Do(func() {})
 	if a.mcp != nil {
 		a.mcp.Close()
+	}
+	if a.extras.lsp != nil {
+		a.extras.lsp.Close()
 	}
 	a.Sandbox.Close()
 	return errors.Join(a.temps.Close(), a.Store.Close())

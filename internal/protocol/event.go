@@ -76,6 +76,12 @@ type Event struct {
 	TurnID    string    `json:"turnId,omitempty"`
 	Sequence  int64     `json:"sequence"`
 	Timestamp time.Time `json:"timestamp"`
+	// ParentSessionID is set on every event of a subagent's session: the
+	// session whose task call started it. ParentToolCallID is that call.
+	// A front end shows such events nested under the call's card, or not
+	// at all; they are never the parent's own progress.
+	ParentSessionID  string `json:"parentSessionId,omitempty"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 
 	// Text is the delta of message.delta, reasoning.delta and tool.output,
 	// the content of message.completed, and what had streamed of the

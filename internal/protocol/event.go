@@ -107,6 +107,12 @@ type Event struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
+	// Changes are the workspace files a tool call changed (tool.completed),
+	// as its checkpoints saw them.
+	Changes []FileChange `json:"changes,omitempty"`
+	// Restore reports an undo or rewind (checkpoint.restored,
+	// conversation.rewound).
+	Restore *Restore `json:"restore,omitempty"`
 }
 
 // Stored reports whether events of type t are kept in the store. Deltas are

@@ -139,18 +139,3 @@ type Restore struct {
 	// Failed are paths that could not be restored, with the reason.
 	Failed []string `json:"failed,omitempty"`
 }
-
-// SearchHit is one message found by a session search.
-type SearchHit struct {
-	SessionID string    `json:"sessionId"`
-	Title     string    `json:"title"`
-	Workspace string    `json:"workspace"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	Seq       int64     `json:"seq"`
-	Role      Role      `json:"role"`
-	// Snippet is the matching part of the message, the matched words
-	// between ** marks.
-	Snippet string `json:"snippet"`
-	// Rank orders hits: lower is better (SQLite FTS5's bm25).
-	Rank float64 `json:"rank"`
-}

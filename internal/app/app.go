@@ -17,6 +17,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/checkpoint"
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
@@ -40,6 +41,8 @@ type App struct {
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
+	// Checkpoints keeps the workspaces' checkpoint stores (checkpoints.go).
+	Checkpoints *checkpoint.Manager
 
 	opts          Options
 	agentsCache   memory.Cache
@@ -95,7 +98,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client)}
+	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		Checkpoints: newCheckpoints(home, opts.Logger)}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -112,6 +116,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
 		Logger:           opts.Logger,
+		Checkpoints:      a.Checkpoints,
 	})
 	if err != nil {
 		st.Close()
@@ -120,8 +125,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close saves the checkpoint caches and closes the store.
+func (a *App) Close() error { return errors.Join(a.Checkpoints.Close(), a.Store.Close()) }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing

@@ -138,6 +138,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
 	root.AddCommand(newDebugCmd(stdio))
+	root.AddCommand(newUndoCmd(stdio), newRewindCmd(stdio), newImportCmd(stdio))
 	return root
 }
 

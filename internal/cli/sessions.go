@@ -90,6 +90,7 @@ The stored transcript keeps every message.`,
 	}
 	compactCmd.Flags().StringVar(&instructions, "instructions", "", "what the summary should focus on")
 	cmd.AddCommand(list, show, compactCmd)
+	cmd.AddCommand(librarySubcommands(stdio)...)
 	return cmd
 }
 
@@ -125,6 +126,10 @@ type sessionDump struct {
 	Session   *protocol.Session   `json:"session"`
 	Messages  []protocol.Message  `json:"messages"`
 	Approvals []protocol.Approval `json:"pendingApprovals"`
+	// Changes are the files tool calls changed (issue 16), Rewinds the
+	// conversation rewinds.
+	Changes []protocol.ChangeRecord `json:"changes"`
+	Rewinds []protocol.Rewind       `json:"rewinds"`
 }
 
 func showSession(ctx context.Context, st store.Store, w io.Writer, id string, asJSON bool) error {
@@ -143,6 +148,10 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	if err != nil {
 		return err
 	}
+	changes, rewinds, err := history(ctx, st, id)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		if msgs == nil {
 			msgs = []protocol.Message{}
@@ -150,7 +159,7 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		if pending == nil {
 			pending = []protocol.Approval{}
 		}
-		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending})
+		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Changes: changes, Rewinds: rewinds})
 	}
 	fmt.Fprintf(w, "Session   %s\nTitle     %s\nWorkspace %s\nModel     %s\nStatus    %s\n", s.ID, s.Title, s.Workspace, s.Model, s.Status)
 	if s.LastError != "" {
@@ -174,10 +183,19 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 				status = "error"
 			}
 			fmt.Fprintf(w, "\n[tool %s %s] %s\n", m.ToolName, status, oneLine(m.Content, 200))
+			if line := changesLine(changesOf(changes, m.Seq)); line != "" {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
 		default:
 			who := string(m.Role)
 			if m.Model != "" {
 				who += " " + m.Model
+			}
+			if m.Role == protocol.RoleUser {
+				who += fmt.Sprintf(" #%d", m.Seq)
+			}
+			if rewound(rewinds, m.Seq) {
+				who += ", taken back by a rewind"
 			}
 			fmt.Fprintf(w, "\n[%s]\n%s\n", who, termsafe.Sanitize(strings.TrimRight(m.Content, "\n")))
 			for _, c := range m.ToolCalls {

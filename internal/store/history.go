@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,10 @@ type SearchQuery struct {
 	// Limit caps the hits; 0 means 20.
 	Limit int
 }
+
+// searchCandidates is the most matches Search ranks by bm25; a query
+// with more gets the newest matches.
+const searchCandidates = 2000
 
 // ErrEmptyQuery is returned by Search for a query with no words.
 var ErrEmptyQuery = errors.New("the search query has no words")
@@ -160,7 +165,14 @@ WHERE session_id = ? ORDER BY created_at, from_seq`, sessionID)
 }
 
 // Search runs q against the full-text index of messages and returns the
-// best hits (bm25), each with a snippet around the matched words.
+// best hits, each with a snippet around the matched words.
+//
+// Hits are ranked by bm25, unless the query matches more than
+// searchCandidates messages: then they are the newest matches. bm25 needs
+// the number of messages each word is in, which FTS5 counts by reading
+// every match — 4 s for a word in most of 500,000 messages — while the
+// newest matches come straight from the index in rowid order. Snippets
+// are made for the hits only.
 func (s *SQLite) Search(ctx context.Context, q SearchQuery) ([]protocol.SearchHit, error) {
 	match := MatchExpression(q.Text)
 	if match == "" {
@@ -170,36 +182,86 @@ func (s *SQLite) Search(ctx context.Context, q SearchQuery) ([]protocol.SearchHi
 	if limit <= 0 {
 		limit = 20
 	}
-	var sb strings.Builder
-	sb.WriteString(`SELECT f.session_id, f.seq, f.role, snippet(messages_fts, 0, '**', '**', '…', 16),
-bm25(messages_fts) AS r, s.title, s.workspace, s.updated_at
-FROM messages_fts f JOIN sessions s ON s.id = f.session_id
-WHERE messages_fts MATCH ?`)
+	fail := func(err error) ([]protocol.SearchHit, error) { return nil, fmt.Errorf("search %q: %w", q.Text, err) }
+	// How common is it? Counting stops past searchCandidates.
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM messages_fts
+WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`, match, searchCandidates+1).Scan(&n); err != nil {
+		return fail(err)
+	}
+	if n == 0 {
+		return []protocol.SearchHit{}, nil
+	}
+	from := ` FROM messages_fts f WHERE messages_fts MATCH ?1`
 	args := []any{match}
 	if q.Workspace != "" {
-		sb.WriteString(` AND s.workspace = ?`)
+		from = ` FROM messages_fts f JOIN sessions s ON s.id = f.session_id WHERE messages_fts MATCH ?1 AND s.workspace = ?2`
 		args = append(args, q.Workspace)
 	}
-	sb.WriteString(` ORDER BY r LIMIT ?`)
-	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, sb.String(), args...)
+	var pick string
+	if n > searchCandidates {
+		pick = `SELECT f.rowid, 0` + from + ` ORDER BY f.rowid DESC LIMIT ` + strconv.Itoa(limit)
+	} else {
+		pick = `SELECT f.rowid, bm25(messages_fts) AS r` + from + ` ORDER BY r LIMIT ` + strconv.Itoa(limit)
+	}
+	rows, err := s.r.QueryContext(ctx, pick, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", q.Text, err)
+		return fail(err)
+	}
+	type ranked struct {
+		id   int64
+		rank float64
+	}
+	var top []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.id, &r.rank); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		top = append(top, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if len(top) == 0 {
+		return []protocol.SearchHit{}, nil
+	}
+	in := make([]string, len(top))
+	detailArgs := []any{match}
+	for i, r := range top {
+		in[i] = "?"
+		detailArgs = append(detailArgs, r.id)
+	}
+	rows, err = s.r.QueryContext(ctx, `SELECT f.rowid, f.session_id, f.seq, f.role,
+snippet(messages_fts, 0, '**', '**', '…', 16), s.title, s.workspace, s.updated_at
+FROM messages_fts f JOIN sessions s ON s.id = f.session_id
+WHERE messages_fts MATCH ? AND f.rowid IN (`+strings.Join(in, ", ")+`)`, detailArgs...)
+	if err != nil {
+		return fail(err)
 	}
 	defer rows.Close()
-	out := []protocol.SearchHit{}
+	byID := make(map[int64]protocol.SearchHit, len(top))
 	for rows.Next() {
 		var h protocol.SearchHit
+		var id, updated int64
 		var role string
-		var updated int64
-		if err := rows.Scan(&h.SessionID, &h.Seq, &role, &h.Snippet, &h.Rank, &h.Title, &h.Workspace, &updated); err != nil {
-			return nil, fmt.Errorf("search %q: %w", q.Text, err)
+		if err := rows.Scan(&id, &h.SessionID, &h.Seq, &role, &h.Snippet, &h.Title, &h.Workspace, &updated); err != nil {
+			return fail(err)
 		}
 		h.Role, h.UpdatedAt = protocol.Role(role), fromMS(updated)
-		out = append(out, h)
+		byID[id] = h
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search %q: %w", q.Text, err)
+		return fail(err)
+	}
+	out := make([]protocol.SearchHit, 0, len(top))
+	for _, r := range top {
+		if h, ok := byID[r.id]; ok {
+			h.Rank = r.rank
+			out = append(out, h)
+		}
 	}
 	return out, nil
 }

@@ -272,3 +272,36 @@ func TestSearchIndexBackfilled(t *testing.T) {
 		t.Errorf("hits = %v, %v", hits, err)
 	}
 }
+
+func TestSearchCommonWordGivesNewest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openTest(t)
+	newSession(t, s, "s1")
+	var msgs []*protocol.Message
+	for i := range searchCandidates + 10 {
+		text := "common filler"
+		if i%2 == 0 {
+			text = "common common common " + strconv.Itoa(i)
+		}
+		msgs = append(msgs, &protocol.Message{Role: protocol.RoleUser, Content: text})
+	}
+	if err := s.AppendBatch(ctx, "s1", Batch{Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, SearchQuery{Text: "common", Limit: 5})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("hits = %v, %v", hits, err)
+	}
+	for i, h := range hits {
+		// Too many to rank: the newest, newest first.
+		if want := int64(searchCandidates + 10 - i); h.Seq != want || h.Rank != 0 {
+			t.Errorf("hit %d = seq %d rank %v, want seq %d rank 0", i, h.Seq, h.Rank, want)
+		}
+	}
+	// A rarer word is ranked.
+	hits, _ = s.Search(ctx, SearchQuery{Text: "filler", Limit: 3})
+	if len(hits) != 3 || hits[0].Rank >= 0 {
+		t.Errorf("ranked hits = %+v", hits)
+	}
+}

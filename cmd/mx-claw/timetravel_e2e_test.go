@@ -324,3 +324,44 @@ func TestRmAndPrune(t *testing.T) {
 	}
 	e.mustRun(2, "", "sessions", "prune", "--older-than", "soon")
 }
+
+func TestTUIRewindMenuAndUndo(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Call("write_file", `{"path":"a.txt","content":"A"}`), llmtest.Text("Wrote a."),
+		llmtest.Call("write_file", `{"path":"b.txt","content":"B"}`), llmtest.Text("Wrote b."),
+	)
+	p := e.startTUI("--permission-mode", "acceptEdits")
+	p.typeLine("make a")
+	p.waitFor("Wrote a.", 20*time.Second)
+	p.typeLine("make b")
+	p.waitFor("Wrote b.", 20*time.Second)
+	if s := p.screen(); !strings.Contains(s, "1 file changed (1 created): b.txt") {
+		t.Errorf("the tool card does not say what changed:\n%s", s)
+	}
+	p.typeLine("/rewind")
+	s := p.waitFor("Go back to before which message?", 10*time.Second)
+	if !strings.Contains(s, "make b  · 1 file changed (1 created)") {
+		t.Errorf("menu:\n%s", s)
+	}
+	p.keys("Enter")
+	p.waitFor("What to take back?", 10*time.Second)
+	p.keys("Enter")
+	s = p.waitFor("Conversation taken back to before message", 10*time.Second)
+	if !strings.Contains(s, "It was: make b") {
+		t.Errorf("after the rewind:\n%s", s)
+	}
+	if e.readWS("b.txt") != "<missing>" || e.readWS("a.txt") != "A" {
+		t.Errorf("files: a=%q b=%q", e.readWS("a.txt"), e.readWS("b.txt"))
+	}
+	p.typeLine("/undo")
+	p.waitFor("Undid the file changes of the last turn.", 10*time.Second)
+	if e.readWS("a.txt") != "<missing>" {
+		t.Errorf("a.txt after /undo = %q", e.readWS("a.txt"))
+	}
+	p.typeLine("/sessions wrote")
+	p.waitFor("Sessions matching", 10*time.Second)
+	p.keys("Escape")
+	p.waitFor("Cancelled.", 10*time.Second)
+	p.keys("C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+}

@@ -74,7 +74,9 @@ func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Sessio
 	if err != nil {
 		return protocol.Session{}, nil, err
 	}
-	msgs, err := b.a.Store.Messages(ctx, id, 0)
+	// The conversation as the model sees it: without what a rewind took
+	// back.
+	msgs, err := b.a.Core.Transcript(ctx, id)
 	if err != nil {
 		return protocol.Session{}, nil, err
 	}

@@ -18,11 +18,13 @@ type slashCommand struct {
 var slashCommands = []slashCommand{
 	{"/help", "", "show this help"},
 	{"/new", "", "start a new session"},
-	{"/sessions", "", "pick a session of this workspace to resume"},
+	{"/sessions", "[QUERY]", "pick a session of this workspace to resume; with words, search them"},
 	{"/resume", "ID", "resume a session"},
 	{"/model", "[status|list|switch|use P M|ID|…]", "show or change the session's model"},
 	{"/permissions", "", "show the permission mode and rules"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
+	timeTravelCommands[0],
+	timeTravelCommands[1],
 	{"/todo", "", "show the model's task list"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
@@ -69,6 +71,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		if busyRefusal() {
 			return nil
 		}
+		if len(args) > 0 {
+			return m.searchSessions(strings.Join(args, " "))
+		}
 		return []tea.Cmd{func() tea.Msg {
 			list, err := b.ListSessions(ctx, 20)
 			return sessionsMsg{list: list, err: err}
@@ -85,6 +90,11 @@ func (m *Model) command(text string) []tea.Cmd {
 			out, model, err := b.ModelCommand(ctx, sid, args, p)
 			return modelMsg{out: out, model: model, err: err}
 		}}
+	case "/undo", "/rewind":
+		if busyRefusal() {
+			return nil
+		}
+		return m.timeTravel(name, args)
 	case "/compact":
 		if busyRefusal() {
 			return nil

@@ -575,6 +575,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 			}
 		}
 		m.print(m.r.toolCard(ev))
+		if note := m.changesNote(ev.Changes); note != "" {
+			m.print(note)
+		}
 	case protocol.EventPermissionRequested:
 		m.approvals = append(m.approvals, ev)
 	case protocol.EventPermissionResolved:

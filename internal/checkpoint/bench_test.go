@@ -12,7 +12,7 @@ import (
 // benchWorkspace makes a workspace of 10,000 files in 100 directories,
 // with a .gitignore and an ignored build directory, and returns its store
 // after the first (slow) snapshot.
-func benchWorkspace(b *testing.B) (*Store, string) {
+func benchWorkspace(b *testing.B, lim Limits) (*Store, string) {
 	b.Helper()
 	root, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
@@ -33,7 +33,7 @@ func benchWorkspace(b *testing.B) (*Store, string) {
 	os.MkdirAll(filepath.Join(root, "build"), 0o755)
 	os.WriteFile(filepath.Join(root, "build", "out"), []byte("ignored"), 0o644)
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n*.log\n"), 0o644)
-	m := NewManager(filepath.Join(b.TempDir(), "checkpoints"), Limits{}, nil)
+	m := NewManager(filepath.Join(b.TempDir(), "checkpoints"), lim, nil)
 	b.Cleanup(func() { m.Close() })
 	s, err := m.For(root)
 	if err != nil {
@@ -57,10 +57,17 @@ func benchWorkspace(b *testing.B) (*Store, string) {
 }
 
 // BenchmarkCheckpointCommand is the checkpoint taken before a command
-// that is not read-only, in a 10,000-file workspace, after the first: a
-// walk that honours .gitignore, a stat of every file, nothing read.
-func BenchmarkCheckpointCommand(b *testing.B) {
-	s, _ := benchWorkspace(b)
+// that is not read-only, in a 10,000-file workspace, after the first: on
+// Linux, the watcher's events read and nothing else.
+func BenchmarkCheckpointCommand(b *testing.B) { benchCheckpoint(b, Limits{}) }
+
+// BenchmarkCheckpointCommandWalk is the same checkpoint without the
+// watcher, as on other systems: a walk that honours .gitignore and a stat
+// of every file, nothing read.
+func BenchmarkCheckpointCommandWalk(b *testing.B) { benchCheckpoint(b, Limits{NoWatch: true}) }
+
+func benchCheckpoint(b *testing.B, lim Limits) {
+	s, _ := benchWorkspace(b, lim)
 	ctx := context.Background()
 	reads := s.reads.Load()
 	b.ReportAllocs()
@@ -83,9 +90,16 @@ func BenchmarkCheckpointCommand(b *testing.B) {
 }
 
 // BenchmarkCheckpointAfterEdit is a checkpoint after a command changed
-// one file: that file is read and saved, the rest only stat'ed.
-func BenchmarkCheckpointAfterEdit(b *testing.B) {
-	s, root := benchWorkspace(b)
+// one file: that file is read and saved, the rest not looked at (with the
+// watcher) or only stat'ed (without).
+func BenchmarkCheckpointAfterEdit(b *testing.B) { benchAfterEdit(b, Limits{}) }
+
+// BenchmarkCheckpointAfterEditWalk is BenchmarkCheckpointAfterEdit
+// without the watcher.
+func BenchmarkCheckpointAfterEditWalk(b *testing.B) { benchAfterEdit(b, Limits{NoWatch: true}) }
+
+func benchAfterEdit(b *testing.B, lim Limits) {
+	s, root := benchWorkspace(b, lim)
 	ctx := context.Background()
 	p := filepath.Join(root, "pkg", "d050", "f050.go")
 	b.ResetTimer()

@@ -157,7 +157,7 @@ func TestSnapshotDiff(t *testing.T) {
 
 func TestSnapshotStatCache(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, Limits{})
+	f := newFixture(t, Limits{NoWatch: true})
 	for _, p := range []string{"a.txt", "b.txt", "c/d.txt"} {
 		f.write(p, p)
 	}
@@ -275,5 +275,72 @@ func TestSnapshotPaths(t *testing.T) {
 	want := []string{"created deep", "created deep/new", "created deep/new/file.txt", "modified secret.env"}
 	if !slices.Equal(got, want) {
 		t.Errorf("diff = %v, want %v", got, want)
+	}
+}
+
+func TestSnapshotWatch(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify is Linux's: elsewhere every snapshot walks")
+	}
+	f := newFixture(t, Limits{})
+	f.write(".gitignore", "*.log\n")
+	for _, p := range []string{"a.txt", "b.txt", "d/c.txt", "run.sh"} {
+		f.write(p, p)
+	}
+	base := f.snapshot()
+	if f.store.watch == nil {
+		t.Fatal("no watcher after the first snapshot")
+	}
+	reads := f.store.reads.Load()
+	step := func(change func()) ([]string, int64) {
+		t.Helper()
+		before := f.snapshot()
+		r0 := f.store.reads.Load()
+		change()
+		after := f.snapshot()
+		return kinds(Diff(before, after)), f.store.reads.Load() - r0
+	}
+	// Nothing changed: nothing is read, and the snapshot is the last one.
+	if again := f.snapshot(); f.store.reads.Load() != reads || len(Diff(base, again)) != 0 {
+		t.Errorf("an unchanged workspace was read: %d reads", f.store.reads.Load()-reads)
+	}
+	cases := []struct {
+		name   string
+		change func()
+		want   []string
+		reads  int64
+		full   bool
+	}{
+		{"modify", func() { f.write("d/c.txt", "changed") }, []string{"modified d/c.txt"}, 1, false},
+		{"create", func() { f.write("new.txt", "new") }, []string{"created new.txt"}, 1, false},
+		{"remove", func() { os.Remove(f.abs("a.txt")) }, []string{"deleted a.txt"}, 0, false},
+		{"rename", func() { os.Rename(f.abs("b.txt"), f.abs("d/b2.txt")) }, []string{"created d/b2.txt", "deleted b.txt"}, 1, false},
+		{"chmod", func() { os.Chmod(f.abs("run.sh"), 0o755) }, []string{"mode run.sh"}, 1, false},
+		{"ignored", func() { f.write("x.log", "noise") }, nil, 0, false},
+		{"mkdir", func() { f.write("e/f/g.txt", "deep") }, []string{"created e", "created e/f", "created e/f/g.txt"}, 1, true},
+		{"gitignore", func() { f.write(".gitignore", "*.log\n*.sh\n") }, []string{"deleted run.sh", "modified .gitignore"}, 1, true},
+	}
+	for _, c := range cases {
+		got, n := step(c.change)
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: diff = %v, want %v", c.name, got, c.want)
+		}
+		if !c.full && n != c.reads {
+			t.Errorf("%s: %d files read, want %d (the rest not looked at)", c.name, n, c.reads)
+		}
+	}
+	// The watched result matches a walk of the same workspace.
+	walked, err := openStore(t.TempDir(), f.root, Limits{NoWatch: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := walked.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diff(f.snapshot(), w); len(d) != 0 {
+		t.Errorf("watched and walked snapshots differ: %v", kinds(d))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -33,6 +34,10 @@ type Limits struct {
 	// a larger workspace fails with ErrTooManyFiles. 0 means
 	// DefaultMaxFiles.
 	MaxFiles int
+	// NoWatch makes every whole-workspace snapshot walk the workspace
+	// instead of asking inotify what changed (see Snapshot); for tests,
+	// and for file systems whose changes inotify does not see.
+	NoWatch bool
 }
 
 // Defaults of Limits.
@@ -122,13 +127,49 @@ type batch struct{ from, to int }
 // Snapshot saves the state of the whole workspace — every file git would
 // not ignore — and returns it. Files unchanged since the store's last
 // snapshot (same mode, size, times and inode) are not read again.
+//
+// On Linux the first snapshot also watches every directory it walks
+// (inotify), each before reading it; later snapshots then read only the
+// events and look again at the paths they name, and walk the whole
+// workspace again only when the events cannot say it all (a directory
+// made, moved or removed, a .gitignore changed, the event queue
+// overflowed, inotify's watches used up).
 func (s *Store) Snapshot(ctx context.Context) (*Manifest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loadIndex()
 	start := time.Now()
-	items, dirs, err := s.walk(ctx)
+	if s.watch != nil {
+		dirty, full := s.watch.changes()
+		if !full {
+			return s.incremental(dirty, start)
+		}
+		s.watch.close()
+		s.watch = nil
+	}
+	var w *watcher
+	if !s.lim.NoWatch && !s.noWatch {
+		var ok bool
+		if w, ok = newWatcher(); !ok || w.add(s.root, "") != nil {
+			if w != nil {
+				w.close()
+			}
+			w, s.noWatch = nil, true
+		} else if fi, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(gitInfo))); err == nil && fi.IsDir() {
+			_ = w.add(s.root, gitInfo)
+		}
+	}
+	items, dirs, err := s.walk(ctx, func(rel string) {
+		if w != nil && w.add(s.root, rel) != nil {
+			// Out of watches: this workspace is walked every time.
+			w.close()
+			w, s.noWatch = nil, true
+		}
+	})
 	if err != nil {
+		if w != nil {
+			w.close()
+		}
 		return nil, err
 	}
 	// The walk lists a directory's entries together (a subdirectory's
@@ -175,11 +216,18 @@ func (s *Store) Snapshot(ctx context.Context) (*Manifest, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
+		if w != nil {
+			w.close()
+		}
 		return nil, err
 	}
 	if firstErr != nil {
+		if w != nil {
+			w.close()
+		}
 		return nil, firstErr
 	}
+	s.watch = w
 	m := &Manifest{Entries: make(map[string]Entry, len(items)), Taken: start}
 	changed := len(items) != len(s.index)
 	for i, it := range items {
@@ -201,7 +249,7 @@ func (s *Store) Snapshot(ctx context.Context) (*Manifest, error) {
 // walk lists the workspace's files, symlinks and directories that git
 // would not ignore, and the directories holding them (absolute paths; the
 // root first).
-func (s *Store) walk(ctx context.Context) ([]item, []string, error) {
+func (s *Store) walk(ctx context.Context, onDir func(rel string)) ([]item, []string, error) {
 	dirs := []string{s.root}
 	dirIndex := map[string]int{"": 0}
 	var items []item
@@ -225,6 +273,11 @@ func (s *Store) walk(ctx context.Context) ([]item, []string, error) {
 			dirIndex[parent] = di
 		}
 		items = append(items, item{rel: rel, dir: di, name: name})
+		if t.IsDir() {
+			// Watched before its entries are read: a change after this
+			// is an event, one before it is seen by the read.
+			onDir(rel)
+		}
 		if len(items) > s.lim.MaxFiles {
 			return fmt.Errorf("%w: the workspace has more than %d files and directories git does not ignore", ErrTooManyFiles, s.lim.MaxFiles)
 		}
@@ -234,6 +287,53 @@ func (s *Store) walk(ctx context.Context) ([]item, []string, error) {
 		return nil, nil, fmt.Errorf("checkpoint %s: %w", s.root, err)
 	}
 	return items, dirs, nil
+}
+
+// incremental is a snapshot made from the last one and the paths the
+// watcher says changed since: each is looked at again (gone, ignored or
+// saved anew). With nothing changed, the last snapshot's entries serve
+// as they are. s.mu is held.
+func (s *Store) incremental(dirty map[string]bool, start time.Time) (*Manifest, error) {
+	if len(dirty) == 0 {
+		return &Manifest{Entries: s.index, Taken: start}, nil
+	}
+	entries := maps.Clone(s.index)
+	m := ignore.New(s.root)
+	var budget atomic.Int64
+	budget.Store(s.lim.MaxScanBytes)
+	changed := false
+	for p := range dirty {
+		if _, err := cleanRel(p); err != nil {
+			continue
+		}
+		abs := filepath.Join(s.root, filepath.FromSlash(p))
+		fi, err := os.Lstat(abs)
+		prev, had := entries[p]
+		if err != nil || m.Match(p, fi.IsDir()) {
+			if had {
+				delete(entries, p)
+				changed = true
+			}
+			continue
+		}
+		e, exists, err := s.entry(p, func() (statInfo, error) { return infoOf(fi), nil }, prev, had, start, &budget)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !exists && had:
+			delete(entries, p)
+			changed = true
+		case exists && (!had || prev != e):
+			entries[p] = e
+			changed = true
+		}
+	}
+	if changed {
+		s.index = entries
+		s.scheduleSave()
+	}
+	return &Manifest{Entries: s.index, Taken: start}, nil
 }
 
 // SnapshotPaths saves the state of the given paths (slash-separated,

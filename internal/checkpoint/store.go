@@ -65,7 +65,7 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range stores {
-		errs = append(errs, s.Flush())
+		errs = append(errs, s.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -89,9 +89,11 @@ type Store struct {
 	obj  *objects
 	log  *slog.Logger
 
-	mu     sync.Mutex       // one snapshot at a time; guards index
-	index  map[string]Entry // the last whole-workspace snapshot
-	loaded bool
+	mu      sync.Mutex       // one snapshot at a time; guards index, watch
+	index   map[string]Entry // the last whole-workspace snapshot
+	loaded  bool
+	watch   *watcher // what changed since the last snapshot (Linux); nil: walk
+	noWatch bool     // inotify is not to be had here: always walk
 
 	saveMu  sync.Mutex // guards pending and saving
 	pending map[string]Entry
@@ -211,6 +213,17 @@ func (s *Store) writeIndex(idx map[string]Entry) error {
 		return err
 	}
 	return writeAtomic(s.indexFile(), buf.Bytes(), 0o600)
+}
+
+// Close stops watching the workspace and saves the stat cache.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+	s.mu.Unlock()
+	return s.Flush()
 }
 
 // Flush waits for a background save of the stat cache to end.

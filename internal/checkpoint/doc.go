@@ -31,6 +31,23 @@
 // costs a walk and an lstat per file; files changed within 100 ms of a
 // snapshot are read again by the next one (git's "racy" entries).
 //
+// On Linux even that walk is skipped: the first whole snapshot of a
+// process watches each directory with inotify before reading it, and the
+// next ones read the queued events and look again only at the paths they
+// name. The kernel queues an event within the system call that makes a
+// change, so once a command has exited its changes are all in the queue;
+// writes through mmap are covered by the close that follows them.
+// Anything the events cannot say for sure — a directory made, moved or
+// removed, a .gitignore or .git/info/exclude changed, the queue
+// overflowed, the user's inotify watches used up — makes the next
+// snapshot walk the whole workspace again (and watch anew). Measured on a
+// 10,000-file workspace on the project's 2-core VM under a load of 10–16
+// (an lstat costs 2–3 µs of system time there): a checkpoint before a
+// command took 0.0014 ms with the watcher, and 52 ms of CPU (50–270 ms of
+// wall time, with the load) walking; after a command that changed one
+// file, 16 ms with the watcher, 112 ms walking; the first snapshot, which
+// reads and saves everything, 4–11 s.
+//
 // Why not the git binary with GIT_DIR, GIT_WORK_TREE and an index of its
 // own (`git add -A && git write-tree`)? Measured on a 10,000-file
 // workspace here, that took 60–210 ms per checkpoint after the first

@@ -993,14 +993,22 @@ func TestPermissionsTestExplains(t *testing.T) {
 
 func TestMalformedSettingsStopTheRun(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, llmtest.Text("never"))
-	e.writeWS(".mx-claw/settings.json", `{"permissions":{"allow":["run_command(go test"]}}`)
-	r := e.run("", "run", "hi")
-	if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "run_command(go test") {
-		t.Errorf("exit %d, stderr %q: want exit 2 naming the file and the entry", r.code, r.stderr)
-	}
-	if n := len(e.srv.ChatRequests()); n != 0 {
-		t.Errorf("%d requests with broken settings", n)
+	// A broken deny rule stops the run even before the project is
+	// trusted; a broken allow rule once it is (before, allow rules are
+	// not parsed at all).
+	for _, tt := range []struct{ text, flag string }{
+		{`{"permissions":{"deny":["run_command(go test"]}}`, "--permission-mode=default"},
+		{`{"permissions":{"allow":["run_command(go test"]}}`, "--trust"},
+	} {
+		e := newEnv(t, llmtest.Text("never"))
+		e.writeWS(".mx-claw/settings.json", tt.text)
+		r := e.run("", "run", tt.flag, "hi")
+		if r.code != 2 || !strings.Contains(r.stderr, "settings.json") || !strings.Contains(r.stderr, "run_command(go test") {
+			t.Errorf("%s: exit %d, stderr %q: want exit 2 naming the file and the entry", tt.text, r.code, r.stderr)
+		}
+		if n := len(e.srv.ChatRequests()); n != 0 {
+			t.Errorf("%d requests with broken settings", n)
+		}
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-func (e *env) readWS(name string) string {
+func (e *env) wsFile(name string) string {
 	e.t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.ws, name))
 	if err != nil {
@@ -75,8 +75,8 @@ func TestUndoEditSedRmWithConflict(t *testing.T) {
 			t.Errorf("undo output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if e.readWS("a.txt") != "alpha\n" || e.readWS("c.txt") != "gamma\n" || e.readWS("b.txt") != "BETA and my own line\n" {
-		t.Errorf("after undo: a=%q b=%q c=%q", e.readWS("a.txt"), e.readWS("b.txt"), e.readWS("c.txt"))
+	if e.wsFile("a.txt") != "alpha\n" || e.wsFile("c.txt") != "gamma\n" || e.wsFile("b.txt") != "BETA and my own line\n" {
+		t.Errorf("after undo: a=%q b=%q c=%q", e.wsFile("a.txt"), e.wsFile("b.txt"), e.wsFile("c.txt"))
 	}
 	r = e.mustRun(0, "", "undo", "--session", id, "--conflicts", "keep")
 	if !strings.Contains(r.stdout, "Kept as you changed them:\n  b.txt") {
@@ -124,8 +124,8 @@ func TestRewindAndFork(t *testing.T) {
 	if !strings.Contains(out, "Restored:\n  three.txt\n  two.txt") {
 		t.Errorf("rewind:\n%s", out)
 	}
-	if e.readWS("one.txt") != "1" || e.readWS("two.txt") != "<missing>" || e.readWS("three.txt") != "<missing>" {
-		t.Errorf("files after rewind: %q %q %q", e.readWS("one.txt"), e.readWS("two.txt"), e.readWS("three.txt"))
+	if e.wsFile("one.txt") != "1" || e.wsFile("two.txt") != "<missing>" || e.wsFile("three.txt") != "<missing>" {
+		t.Errorf("files after rewind: %q %q %q", e.wsFile("one.txt"), e.wsFile("two.txt"), e.wsFile("three.txt"))
 	}
 	e.srv.Enqueue(llmtest.Text("second try"))
 	e.mustRun(0, "", "run", "--continue", "message two, again")
@@ -350,13 +350,13 @@ func TestTUIRewindMenuAndUndo(t *testing.T) {
 	if !strings.Contains(s, "It was: make b") {
 		t.Errorf("after the rewind:\n%s", s)
 	}
-	if e.readWS("b.txt") != "<missing>" || e.readWS("a.txt") != "A" {
-		t.Errorf("files: a=%q b=%q", e.readWS("a.txt"), e.readWS("b.txt"))
+	if e.wsFile("b.txt") != "<missing>" || e.wsFile("a.txt") != "A" {
+		t.Errorf("files: a=%q b=%q", e.wsFile("a.txt"), e.wsFile("b.txt"))
 	}
 	p.typeLine("/undo")
 	p.waitFor("Undid the file changes of the last turn.", 10*time.Second)
-	if e.readWS("a.txt") != "<missing>" {
-		t.Errorf("a.txt after /undo = %q", e.readWS("a.txt"))
+	if e.wsFile("a.txt") != "<missing>" {
+		t.Errorf("a.txt after /undo = %q", e.wsFile("a.txt"))
 	}
 	p.typeLine("/sessions wrote")
 	p.waitFor("Sessions matching", 10*time.Second)

@@ -321,3 +321,35 @@ func TestTUIModelSwitch(t *testing.T) {
 	p.keys("C-d")
 	p.waitFor("EXITED=0", 10*time.Second)
 }
+
+// TestTUIHooksBlockedPromptAndSessionEnd: in the REPL, a prompt a
+// UserPromptSubmit hook blocks is not kept in the input history, and
+// leaving runs the SessionEnd hooks with reason prompt_input_exit.
+func TestTUIHooksBlockedPromptAndSessionEnd(t *testing.T) {
+	need(t, "jq")
+	e := newEnv(t, llmtest.Text("trusted"), llmtest.Text("hello back"))
+	e.claudeSettings(map[string]any{
+		"UserPromptSubmit": on("", command(`if jq -r .prompt | grep -q password; then echo "no passwords here" >&2; exit 2; fi`)),
+		"SessionEnd":       on("", command(`jq -r .reason >> "$CLAUDE_PROJECT_DIR/end.log"`)),
+	})
+	if r := e.run("", "run", "--trust", "trust this folder"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	os.Remove(filepath.Join(e.ws, "end.log"))
+	p := e.startTUI()
+	p.typeLine("my password is tui-hunter2")
+	p.waitFor("no passwords here", 20*time.Second)
+	p.typeLine("hello")
+	p.waitFor("hello back", 20*time.Second)
+	p.typeLine("/exit")
+	p.waitFor("EXITED=0", 20*time.Second)
+	if got := e.readWS("end.log"); got != "prompt_input_exit\n" {
+		t.Errorf("SessionEnd reasons = %q", got)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.home, "history", "*"))
+	for _, f := range files {
+		if data, _ := os.ReadFile(f); strings.Contains(string(data), "hunter2") || !strings.Contains(string(data), "hello") {
+			t.Errorf("input history %s = %q", f, data)
+		}
+	}
+}

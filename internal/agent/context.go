@@ -151,7 +151,7 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	if !t.contextOn() {
 		return nil
 	}
-	m := t.core.opts.Catalog(t.model.ID)
+	m := t.capWindow(t.core.opts.Catalog(t.model.ID))
 	overhead := outputReserve(m) + t.specTokens(specs)
 	// Estimates are corrected by what the provider reported for earlier
 	// requests: the window is scaled by the observed ratio.
@@ -187,7 +187,7 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 		ledger = r.Ledger
 	}
 	view := compact.CapToolResults(compact.Project(t.history, t.records, ledger), m.ContextWindow, 0, est)
-	if dropped {
+	if dropped || t.windowCap > 0 {
 		note := compact.Ledger(t.history, nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})
 		view, _ = compact.DropOldest(view, m.ContextWindow-overhead, est, note)
 	}
@@ -238,7 +238,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	for i := range req {
 		msgs[i] = toLLM(&req[i])
 	}
-	resp, err := t.model.Client.Stream(t.ctx, &llm.Request{Model: t.model.Name, Messages: msgs}, nil)
+	resp, err := t.model.Client.Stream(t.ctx, t.core.limitRequest(&llm.Request{Model: t.model.Name, Messages: msgs}), nil)
 	if err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	}
 	t.records = append(t.records, rec)
 	t.pinnedTokens()
-	return nil
+	return t.afterCompaction(trigger, summary)
 }
 
 // Compact summarises a session's older messages now (/compact), with

@@ -69,6 +69,16 @@ type Options struct {
 	Permissions PolicyFunc
 	// Hooks returns the hooks of a turn; nil runs none.
 	Hooks HooksFunc
+	// Commands returns the runner of a turn's shell commands (its
+	// sandbox); nil runs them without one.
+	Commands CommandsFunc
+	// SessionTools, if set, returns a session's tool registry — Tools with
+	// the session's own tools added (its MCP servers') — and warnings for
+	// the user. It is called at the session's first turn in this process;
+	// the registry is kept for the session's later turns here, so the tool
+	// list the model sees stays the same (invariant 4). Its error stops
+	// the turn as a *ConfigError. Nil gives every session Tools.
+	SessionTools func(ctx context.Context, sess *protocol.Session) (*tools.Registry, []string, error)
 	// Context returns the context files (AGENTS.md) frozen into a new
 	// session at its first turn, with warnings for the user; nil adds none.
 	Context func(workspace string) (text string, warnings []string)
@@ -83,6 +93,17 @@ type Options struct {
 	Checkpoints *checkpoint.Manager
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
+	// MaxAnswerBytes, MaxArgumentBytes and MaxStreamedOutput are the size
+	// limits of limits.go; the defaults if zero.
+	MaxAnswerBytes    int
+	MaxArgumentBytes  int
+	MaxStreamedOutput int
+	// OutputDir, if set, keeps the whole output of commands whose result
+	// is cut, a directory per session, for read_tool_output.
+	OutputDir string
+	// TempJournal, if set, records the temporary files of workspace
+	// writes, so a later start can remove those of a killed process.
+	TempJournal *tools.TempJournal
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -109,6 +130,43 @@ type Core struct {
 	calibrators map[string]*catalog.Calibrator
 	// estimateCaches keep each session's per-message token estimates.
 	estimateCaches map[string]*estimateCache
+	// started are the sessions whose SessionStart hooks ran in this
+	// process; noticed the hooks notices already shown.
+	started, noticed map[string]bool
+	// editors are the user's editors by session id (SetEditor).
+	editors sync.Map
+	// registries are the sessions' tool registries (SessionTools), kept
+	// for their later turns.
+	registries map[string]*tools.Registry
+}
+
+// sessionTools returns the session's tool registry and, the first time
+// it is built in this process, the warnings that came with it.
+func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools.Registry, []string, error) {
+	if c.opts.SessionTools == nil {
+		return c.opts.Tools, nil, nil
+	}
+	c.mu.Lock()
+	reg, ok := c.registries[sess.ID]
+	c.mu.Unlock()
+	if ok {
+		return reg, nil, nil
+	}
+	reg, warnings, err := c.opts.SessionTools(ctx, sess)
+	if err != nil {
+		return nil, warnings, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.registries[sess.ID]; ok {
+		// Another turn of the session built it meanwhile: keep the first.
+		return prev, nil, nil
+	}
+	if c.registries == nil {
+		c.registries = make(map[string]*tools.Registry)
+	}
+	c.registries[sess.ID] = reg
+	return reg, warnings, nil
 }
 
 // estimates returns the session's cache of per-message token estimates.
@@ -157,6 +215,15 @@ func New(opts Options) (*Core, error) {
 	}
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = DefaultMaxParallel
+	}
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if opts.MaxArgumentBytes <= 0 {
+		opts.MaxArgumentBytes = DefaultMaxArgumentBytes
+	}
+	if opts.MaxStreamedOutput <= 0 {
+		opts.MaxStreamedOutput = DefaultMaxStreamedOutput
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -24,6 +24,13 @@
 // sandbox or date is told by a note before the next user message
 // (notes.go), never by rewriting the prompt.
 //
+// Nothing a model or a command produces grows without bound (limits.go):
+// answers and call arguments are capped as they stream, tool output
+// streamed to the user is capped per call. A request the provider refuses
+// as longer than the context window is compacted and sent once more
+// (overflow.go). Sessions a dead process left running get a failed turn
+// (recover.go).
+//
 // Only the application's wiring (cli, server, tests) imports agent; front
 // ends see it through the events it emits.
 package agent

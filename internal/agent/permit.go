@@ -77,9 +77,19 @@ func (t *turn) decide(c *call) permission.Decision {
 			req.Paths = append(req.Paths, abs)
 		}
 	}
-	d := combineHook(t.policy.Decide(req), c.hook)
+	d := t.sandboxGate(c, combineHook(t.policy.Decide(req), c.hook))
 	t.audit(c, string(d.Action), d.Source.String())
 	return d
+}
+
+// hidden returns what call c's tool must leave out of its results: the
+// paths the policy denies that tool to read (deny rules, secret stores).
+func (t *turn) hidden(c *call) func(abs string) bool {
+	p, root, home := t.policy, t.ws.Root(), t.core.opts.Home
+	if p == nil {
+		return nil
+	}
+	return func(abs string) bool { return p.ReadDenied(c.Name, abs, root, home) }
 }
 
 // audit records a decision. It is stored with the turn's next batch of
@@ -137,6 +147,7 @@ func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
 	if err := t.requested(a, c, d); err != nil {
 		return err
 	}
+	t.notifyWaiting(c)
 	return &PausedError{SessionID: t.sess.ID, RequestID: a.ID, Summary: c.summary, Suggest: d.Suggest}
 }
 
@@ -188,6 +199,7 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 	if err := t.requested(a, c, d); err != nil {
 		return outcome{}, err
 	}
+	t.notifyWaiting(c)
 	var ans ResolveRequest
 	select {
 	case ans = <-answers:

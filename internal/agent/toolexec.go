@@ -42,13 +42,20 @@ type call struct {
 	// context is what PreToolUse hooks want the model to know with the
 	// result.
 	context string
+	// before is what the files the call writes held before it ran, for
+	// its PostToolUse hooks.
+	before *hooks.Snapshot
 }
 
 // prepare does everything before execution: look up, duplicate check,
 // JSON parse, schema validation, human summary.
 func (t *turn) prepare(tc protocol.ToolCall) *call {
 	c := &call{ToolCall: tc}
-	reg := t.core.opts.Tools
+	if r := t.tooLargeResult(tc); r != "" {
+		c.early, c.summary = r, tc.Name
+		return c
+	}
+	reg := t.tools
 	tool, ok := reg.Lookup(tc.Name)
 	if !ok {
 		names := make([]string, 0, len(reg.Tools()))
@@ -150,6 +157,9 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		if err := t.ctx.Err(); err != nil {
 			return t.cancelRest(calls[i:], err)
 		}
+		if c.early == "" && t.hk.isHalted() {
+			c.early = HaltedCallResult
+		}
 		if c.early != "" {
 			if err := t.storeResult(c, outcome{content: c.early, isError: true}); err != nil {
 				return err
@@ -159,6 +169,10 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		d := decisions[i]
 		if d == nil {
 			dd := t.decide(c)
+			d = &dd
+		}
+		if d.Action == permission.Ask {
+			dd := t.permissionRequest(c, *d)
 			d = &dd
 		}
 		var res outcome
@@ -256,7 +270,8 @@ type ranCall struct {
 
 // runTool runs the tool alone.
 func (t *turn) runTool(c *call) ranCall {
-	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files}
+	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c),
+		Commands: t.cmds, CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID), Editor: t.core.editor(t.sess.ID)}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	}
@@ -265,9 +280,9 @@ func (t *turn) runTool(c *call) ranCall {
 			t.core.log.Warn("store todo list", "session", t.sess.ID, "err", err)
 		}
 	}
-	env.Output = func(text string) {
-		t.emit(protocol.Event{Type: protocol.EventToolOutput, ToolCallID: c.ID, ToolName: c.Name, Text: text, Step: t.step})
-	}
+	env.Output = t.outputStream(c)
+	env.CommandSetup = t.commandSetup()
+	t.snapshot(c)
 	start := time.Now()
 	res, err := callTool(t, c, env)
 	d := time.Since(start)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/compact"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -194,6 +195,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
+	ws = ws.WithTempJournal(c.opts.TempJournal)
 	// A new session's prompt tells the git status: take it while the
 	// turn gets ready, not before the first request.
 	var git func() *GitState
@@ -213,6 +215,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	var runner *hooks.Runner
 	if c.opts.Hooks != nil {
 		if runner, err = c.opts.Hooks(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
+	var commands *execx.Runner
+	if c.opts.Commands != nil {
+		if commands, err = c.opts.Commands(ctx, sess); err != nil {
 			return &ConfigError{Err: err}
 		}
 	}
@@ -236,6 +244,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			c.log.Warn("release lease", "session", sess.ID, "err", err)
 		}
 	}()
+	// The session's tools are settled under the lease: at its first turn
+	// this may start its MCP servers and freezes their tool list.
+	reg, toolWarnings, err := c.sessionTools(ctx, sess)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
 
 	t := &turn{
 		core:   c,
@@ -247,6 +261,8 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		files:  files,
 		policy: policy,
 		hooks:  runner,
+		cmds:   commands,
+		tools:  reg,
 		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
@@ -263,6 +279,9 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		t.maxIter = c.opts.MaxIterations
 	}
 	defer func() { err = t.finish(err) }()
+	for _, w := range toolWarnings {
+		t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+	}
 	return body(t)
 }
 
@@ -279,6 +298,8 @@ type turn struct {
 	files   *tools.FileTracker
 	policy  *permission.Policy
 	hooks   *hooks.Runner
+	cmds    *execx.Runner    // the sandbox of run_command; nil for none
+	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
 	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
@@ -287,11 +308,18 @@ type turn struct {
 	looping *LoopError
 	maxIter int
 
+	// tooLarge holds the calls whose arguments were dropped (limits.go).
+	tooLarge map[string]int64
+	// windowCap is the context window the provider named when it refused
+	// a request as too long (overflow.go); 0 until then.
+	windowCap int
+
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
 	sink   func(protocol.Event)
 	start  time.Time
 
 	stopHookActive bool
+	hk             hookState
 	sessDirty      bool // t.sess changed since it was last stored
 
 	// held is an answer with tool calls and its events, not stored yet:
@@ -449,17 +477,17 @@ func (t *turn) flushHeld() error {
 
 func (t *turn) run(input string) error {
 	t.sess.Model = t.model.ID
-	if t.sess.Title == "" {
-		t.sess.Title = titleOf(input)
-	}
 	history, err := t.core.transcript(t.bg, t.sess.ID)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
+	t.warnQuarantined()
 	if err := t.loadContext(history); err != nil {
 		return err
 	}
+	t.hookNotices()
 	var msgs []*protocol.Message
+	started := t.sessionStart(len(history) == 0)
 	if len(history) == 0 {
 		// A new session: freeze its system prompt, with what SessionStart
 		// hooks add.
@@ -467,8 +495,8 @@ func (t *turn) run(input string) error {
 		if prompt == "" {
 			prompt = BuildPrompt(t.environment()).Text()
 		}
-		if res := t.runHooks(hooks.Event{Name: hooks.SessionStart, Source: "startup"}); res.AdditionalContext != "" {
-			prompt += "\n\n" + res.AdditionalContext
+		if started != "" {
+			prompt += "\n\n" + started
 		}
 		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: prompt})
 		// The project's instructions (AGENTS.md) are frozen with it: later
@@ -482,15 +510,24 @@ func (t *turn) run(input string) error {
 				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
 			}
 		}
-	} else if note := t.environmentNote(); note != "" {
-		// What changed since the model was last told (mode, model,
-		// date…) comes as a note before the message: the system prompt
-		// stays as it was, and so does the prompt cache.
-		msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: note})
+	} else {
+		if note := t.environmentNote(); note != "" {
+			// What changed since the model was last told (mode, model,
+			// date…) comes as a note before the message: the system
+			// prompt stays as it was, and so does the prompt cache.
+			msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: note})
+		}
+		if started != "" {
+			input += "\n\n" + started
+		}
 	}
 	input, err = t.userPromptSubmit(input)
 	if err != nil {
 		return err
+	}
+	// Only a prompt the hooks let through titles the session.
+	if t.sess.Title == "" {
+		t.sess.Title = titleOf(input)
 	}
 	user := &protocol.Message{Role: protocol.RoleUser, Content: input}
 	msgs = append(msgs, user)
@@ -517,10 +554,13 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.core.opts.Tools)
+	specs := toolSpecs(t.tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
+		}
+		if t.hk.isHalted() {
+			return t.stopped()
 		}
 		if err := t.checkBudget(); err != nil {
 			return err
@@ -528,7 +568,7 @@ func (t *turn) loop() error {
 		if err := t.prepareView(specs); err != nil {
 			return err
 		}
-		resp, err := t.core.complete(t, specs)
+		resp, err := t.completeFitting(specs)
 		if err != nil {
 			return err
 		}
@@ -537,7 +577,7 @@ func (t *turn) loop() error {
 			return err
 		}
 		if len(calls) == 0 {
-			if more, err := t.stopHook(); more || err != nil {
+			if more, err := t.stopHook(resp.Text); more || err != nil {
 				if err != nil {
 					return err
 				}
@@ -599,12 +639,17 @@ func (t *turn) checkBudget() error {
 	return nil
 }
 
-// stopHook runs the Stop hooks when the model has finished. A block keeps
-// the turn going with the hooks' reason as a user message (once: a second
-// block in the same turn is only a warning).
-func (t *turn) stopHook() (bool, error) {
-	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive})
-	if !res.Blocked() || t.stopHookActive {
+// stopHook runs the Stop hooks when the model has finished with answer.
+// A block keeps the turn going with the hooks' reason as a user message,
+// every time: as in Claude Code, a hook ends the loop itself by reading
+// stop_hook_active (and the iteration budget still bounds it). A hook's
+// "continue": false wins over a block.
+func (t *turn) stopHook(answer string) (bool, error) {
+	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
+	if t.hk.isHalted() {
+		return false, t.stopped()
+	}
+	if !res.Blocked() {
 		return false, nil
 	}
 	t.stopHookActive = true
@@ -616,9 +661,23 @@ func (t *turn) stopHook() (bool, error) {
 	return true, nil
 }
 
+// stopped ends a turn a hook stopped with "continue": false: the turn ends
+// as done, and the hook's stopReason is shown to the user (never the
+// model).
+func (t *turn) stopped() error {
+	text := "a hook stopped the turn"
+	t.hk.mu.Lock()
+	reason := t.hk.haltReason
+	t.hk.mu.Unlock()
+	if r := strings.TrimSpace(reason); r != "" {
+		text += ": " + r
+	}
+	return t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: text, Step: t.step})
+}
+
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
-	req := &llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs}
+	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
@@ -654,6 +713,9 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 				id = fmt.Sprintf("call_%s_%d_%d", t.id[:8], t.step, i)
 			}
 			msg.ToolCalls[i] = protocol.ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
+			if c.TooLarge > 0 {
+				t.noteTooLarge(&msg.ToolCalls[i], c.TooLarge)
+			}
 		}
 	}
 	if resp.HasUsage {
@@ -664,7 +726,8 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		t.usage.Add(u)
 		t.sess.Usage.Add(u)
 	}
-	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}}
+	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step,
+		FinishReason: resp.FinishReason}}
 	if msg.Usage != nil {
 		ue := protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}
 		if t.core.opts.Catalog != nil {
@@ -714,6 +777,7 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 // approvals cleared. It returns the turn's error, or a store error if the
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
+	t.waitHooks()
 	if errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
 		// Another process owns the session now; it is not ours to write.
 		return fmt.Errorf("turn aborted: %w", ErrLeaseLost)

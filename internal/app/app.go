@@ -2,8 +2,9 @@
 // config snapshot, the store, the tools, the model clients and the agent
 // core. Front ends get a ready App from here and use its Core.
 //
-// Only cli, server and tests may import app; every other package is wired
-// by it and never sees it.
+// Only cli, the front doors that serve other programs (server, and acp and
+// appserver through Driver) and tests may import app; every other package
+// is wired by it and never sees it.
 package app
 
 import (
@@ -19,10 +20,13 @@ import (
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/checkpoint"
 	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
@@ -31,6 +35,10 @@ import (
 
 // DBFileName is the database's file name inside the home directory.
 const DBFileName = "mx-claw.db"
+
+// OutputDirName is the directory inside the home where the whole output of
+// commands whose result was cut is kept, one directory per session.
+const OutputDirName = "outputs"
 
 // App is a wired mx-claw: config, store and core.
 type App struct {
@@ -43,13 +51,30 @@ type App struct {
 	Secrets *secret.Chain
 	// Checkpoints keeps the workspaces' checkpoint stores (checkpoints.go).
 	Checkpoints *checkpoint.Manager
+	// Sandbox chooses and runs the command sandbox (see sandbox.go).
+	Sandbox *sandbox.Manager
+	groups  *execx.Groups // the process groups of running commands
 
 	opts          Options
+	temps         *tools.TempJournal
+	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	// sessionModes are permission modes chosen for single sessions in
+	// this process (Driver.SetMode), by session id.
+	sessionModes sync.Map
+
+	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
+	mcpOnce sync.Once
+	mcp     *mcp.Manager // see MCP
+
+	// cfgMu guards Config against UpdateConfig; settingsWrite serialises
+	// UpdateUserPermissions (usersettings.go).
+	cfgMu         sync.RWMutex
+	settingsWrite sync.Mutex
 }
 
 // Options adjust Open.
@@ -62,8 +87,13 @@ type Options struct {
 	// Trust trusts the workspaces of this process's sessions (--trust),
 	// and remembers that.
 	Trust bool
+	// SandboxMode is the sandbox mode chosen for this process (--sandbox);
+	// empty leaves it to the settings.
+	SandboxMode sandbox.Mode
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
+	// Version is mx-claw's version, told to MCP servers.
+	Version string
 }
 
 // LoadConfig loads the config of the home directory.
@@ -99,7 +129,9 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg,
 		Checkpoints: newCheckpoints(home, opts.Logger)}
+	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -111,10 +143,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		MaxIterations:    maxIter,
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
+		Commands:         a.commands,
+		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
+		OutputDir:        filepath.Join(home, OutputDirName),
+		TempJournal:      a.temps,
 		Logger:           opts.Logger,
 		Checkpoints:      a.Checkpoints,
 	})
@@ -122,17 +158,30 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, err
 	}
+	a.startup(ctx)
 	return a, nil
 }
 
-// Close saves the checkpoint caches and closes the store.
-func (a *App) Close() error { return errors.Join(a.Checkpoints.Close(), a.Store.Close()) }
+// Close stops the MCP servers, and closes the sandbox's proxies, the
+// checkpoint stores (saving their caches), the store and the journal of
+// temporary files.
+func (a *App) Close() error {
+	// After this no MCP manager is made, and one made before is seen.
+	a.mcpOnce.Do(func() {})
+	if a.mcp != nil {
+		a.mcp.Close()
+	}
+	a.Sandbox.Close()
+	return errors.Join(a.Checkpoints.Close(), a.temps.Close(), a.Store.Close())
+}
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of
 // the active provider, or "" for the default). The error names the missing
 // step and the command that fixes it.
 func (a *App) ResolveModel(id string) (agent.Model, error) {
+	a.cfgMu.RLock()
 	ref, err := a.Config.Resolve(id)
+	a.cfgMu.RUnlock()
 	if err != nil {
 		return agent.Model{}, err
 	}

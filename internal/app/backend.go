@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,8 @@ type Backend struct {
 	// model is the model asked for on the command line (--model); it is
 	// given to new sessions and to the next turn of a resumed one.
 	model string
+	// ran are the sessions that ran a turn, in order, for EndSessions.
+	ran []string
 }
 
 // NewBackend returns the UI's backend for a workspace; model, if set, is
@@ -109,9 +112,23 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 	}
 	b.mu.Lock()
 	model := b.model
+	if !slices.Contains(b.ran, sessionID) {
+		b.ran = append(b.ran, sessionID)
+	}
 	b.mu.Unlock()
 	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait,
 		Budget: b.a.Budget()}, sink)
+}
+
+// EndSessions runs the SessionEnd hooks of the sessions that ran a turn,
+// when the user leaves the UI (reason "prompt_input_exit").
+func (b *Backend) EndSessions(ctx context.Context, reason string) {
+	b.mu.Lock()
+	ran := slices.Clone(b.ran)
+	b.mu.Unlock()
+	for _, id := range ran {
+		_ = b.a.Core.EndSession(ctx, id, reason, nil)
+	}
 }
 
 // Compact summarises the session's older messages now (/compact); false

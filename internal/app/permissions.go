@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/mx-claw/mx-claw/internal/hooks"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -18,13 +17,19 @@ import (
 // workspace. A malformed settings file is an error naming it: the turn
 // does not start with rules silently ignored.
 func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
-	user, project, err := a.settings(sess.Workspace)
-	if err != nil {
-		return nil, err
-	}
 	trusted, err := a.Trusted(ctx, sess.Workspace)
 	if err != nil {
 		return nil, err
+	}
+	user, project, err := a.settings(sess.Workspace, trusted)
+	if err != nil {
+		return nil, err
+	}
+	var claude []*permission.Settings
+	if trusted {
+		if claude, err = a.claudeProject(sess.Workspace); err != nil {
+			return nil, err
+		}
 	}
 	stored, err := a.Store.Grants(ctx, "session:"+sess.ID, sess.Workspace)
 	if err != nil {
@@ -38,25 +43,16 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 		}
 		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
 	}
-	p, err := permission.NewPolicy(permission.Options{Mode: a.opts.Mode, User: user, Project: project,
-		ProjectTrusted: trusted, Grants: grants})
+	mode := a.opts.Mode
+	if m, ok := a.sessionModes.Load(sess.ID); ok {
+		mode = m.(permission.Mode)
+	}
+	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project,
+		ClaudeProject: claude, ProjectTrusted: trusted, Grants: grants, AppHome: a.Home})
 	if err != nil {
 		return nil, fmt.Errorf("permission policy: %w", err)
 	}
 	return p, nil
-}
-
-// Trusted reports whether the workspace's own settings and hooks may apply:
-// the user trusted it before, or trusts it now with --trust (which is
-// remembered).
-func (a *App) Trusted(ctx context.Context, workspace string) (bool, error) {
-	if a.opts.Trust {
-		if err := a.Store.SetTrusted(ctx, workspace); err != nil {
-			return false, err
-		}
-		return true, nil
-	}
-	return a.Store.Trusted(ctx, workspace)
 }
 
 // UserHome returns the user's real home directory (not MX_CLAW_HOME), for
@@ -73,11 +69,17 @@ func UserHome() string {
 }
 
 // hookRunner returns the hooks of a session's turn: the user's settings'
-// "hooks", then the project's — only once the workspace is trusted, since
-// a cloned repository must not run commands on its own say-so.
+// "hooks", then the project's — .mx-claw/settings.json, then Claude Code's
+// .claude/settings.json and .claude/settings.local.json — only once the
+// workspace is trusted, since a cloned repository must not run commands
+// on its own say-so.
 func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Runner, error) {
 	var configs []*hooks.Config
-	user, project, err := a.settings(sess.Workspace)
+	trusted, err := a.Trusted(ctx, sess.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	user, project, err := a.settings(sess.Workspace, trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +90,18 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 		}
 		configs = append(configs, c)
 	}
-	if raw, ok := project.Other["hooks"]; ok {
-		trusted, err := a.Trusted(ctx, sess.Workspace)
+	if trusted {
+		claude, err := a.claudeProject(sess.Workspace)
 		if err != nil {
 			return nil, err
 		}
-		if trusted {
-			c, err := hooks.ParseConfig(raw, project.Path)
+		// Claude Code's shared file before its local one.
+		for _, s := range []*permission.Settings{project, claude[1], claude[0]} {
+			raw, ok := s.Other["hooks"]
+			if !ok {
+				continue
+			}
+			c, err := hooks.ParseConfig(raw, s.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -104,18 +111,30 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 	if len(configs) == 0 {
 		return nil, nil
 	}
-	return &hooks.Runner{Config: hooks.Merge(configs...)}, nil
+	return &hooks.Runner{Config: hooks.Merge(configs...), DataDir: a.hookDataDir()}, nil
 }
 
 // settings loads the user's and the workspace's settings files. Both the
 // permission policy and the hooks of a turn come from them, so they are
 // read once per file version: a file is read again only when its size or
-// modification time changed.
-func (a *App) settings(workspace string) (user, project *permission.Settings, err error) {
-	if user, err = a.loadSettings(permission.UserSettingsPath(a.Home)); err != nil {
+// modification time changed (for the project's, those of the file and of
+// .mx-claw themselves, not of what a link there points to, so a link
+// swapped in is seen). A project's settings are parsed in full only once
+// it is trusted (see permission.LoadProjectSettings).
+func (a *App) settings(workspace string, trusted bool) (user, project *permission.Settings, err error) {
+	userPath := permission.UserSettingsPath(a.Home)
+	user, err = a.cachedLoad(userPath, fileKey(os.Stat, userPath), func() (*permission.Settings, error) {
+		return permission.LoadSettings(userPath)
+	})
+	if err != nil {
 		return nil, nil, err
 	}
-	if project, err = a.loadSettings(permission.ProjectSettingsPath(workspace)); err != nil {
+	projectPath := permission.ProjectSettingsPath(workspace)
+	key := fileKey(os.Lstat, projectPath) + fileKey(os.Lstat, filepath.Dir(projectPath)) + fmt.Sprint(trusted)
+	project, err = a.cachedLoad(projectPath, key, func() (*permission.Settings, error) {
+		return permission.LoadProjectSettings(workspace, trusted)
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return user, project, nil
@@ -123,33 +142,38 @@ func (a *App) settings(workspace string) (user, project *permission.Settings, er
 
 // cachedSettings is a settings file as last read.
 type cachedSettings struct {
-	modTime  time.Time
-	size     int64
-	exists   bool
+	key      string
 	settings *permission.Settings
 }
 
-func (a *App) loadSettings(path string) (*permission.Settings, error) {
-	var key cachedSettings
-	if fi, err := os.Stat(path); err == nil {
-		key = cachedSettings{modTime: fi.ModTime(), size: fi.Size(), exists: true}
+// fileKey describes the version of the file at path as stat sees it:
+// type, size and modification time, or "-" if it cannot be seen.
+func fileKey(stat func(string) (os.FileInfo, error), path string) string {
+	fi, err := stat(path)
+	if err != nil {
+		return "-;"
 	}
+	return fmt.Sprintf("%v,%d,%d;", fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
+}
+
+// cachedLoad returns the settings at path from the cache when key is the
+// one they were read under, else loads them with load and remembers them.
+func (a *App) cachedLoad(path, key string, load func() (*permission.Settings, error)) (*permission.Settings, error) {
 	a.mu.Lock()
 	c, ok := a.settingsCache[path]
 	a.mu.Unlock()
-	if ok && c.exists == key.exists && c.size == key.size && c.modTime.Equal(key.modTime) {
+	if ok && c.key == key {
 		return c.settings, nil
 	}
-	s, err := permission.LoadSettings(path)
+	s, err := load()
 	if err != nil {
 		return nil, err
 	}
-	key.settings = s
 	a.mu.Lock()
 	if a.settingsCache == nil {
 		a.settingsCache = make(map[string]cachedSettings)
 	}
-	a.settingsCache[path] = key
+	a.settingsCache[path] = cachedSettings{key: key, settings: s}
 	a.mu.Unlock()
 	return s, nil
 }

@@ -68,7 +68,11 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
+	sbMode, err := SandboxMode(f.perm.sandbox)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode})
 	if err != nil {
 		return err
 	}

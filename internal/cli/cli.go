@@ -17,6 +17,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
 	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/store"
 )
 
@@ -59,6 +60,7 @@ func openApp(ctx context.Context, opts app.Options) (*app.App, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	opts.Version = Version
 	return app.Open(ctx, home, cfg, opts)
 }
 
@@ -74,6 +76,15 @@ type IO struct {
 // Main runs mx-claw with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdio IO) int {
+	if len(args) > 0 && args[0] == sandbox.HelperArg {
+		// The binary re-executed as the sandbox helper: it confines
+		// itself and becomes the command, or fails with its status.
+		return sandbox.HelperMain(append([]string{"mx-claw"}, args...), stdio.Err)
+	}
+	if home, err := config.Home(); err == nil {
+		// Commands a killed mx-claw left running die now.
+		app.ReapCommands(home)
+	}
 	root := newRoot(stdio)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -137,7 +148,10 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
-	root.AddCommand(newDebugCmd(stdio))
+	root.AddCommand(newSandboxCmd(stdio))
+	root.AddCommand(newDebugCmd(stdio), newMCPCmd(stdio))
+	root.AddCommand(newACPCmd(stdio), newAppServerCmd(stdio))
+	root.AddCommand(newServeCmd(stdio))
 	root.AddCommand(newUndoCmd(stdio), newRewindCmd(stdio), newImportCmd(stdio))
 	return root
 }

@@ -18,7 +18,8 @@ import (
 )
 
 func newDoctorCmd(stdio IO) *cobra.Command {
-	return &cobra.Command{
+	var repair bool
+	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Show mx-claw's home, config, active model, providers and secret store",
 		Long: `Show where mx-claw keeps its state and whether it can work: the home
@@ -26,12 +27,19 @@ directory, the config file, the database, the active model and whether its
 provider is ready, every provider's readiness and key state (only ever
 "[configured]"), and the secret store keys are written to.
 
-Exits 1 when the config or the secret store cannot be read.`,
+Exits 1 when the config or the secret store cannot be read.
+
+With --repair it checks and mends the store instead (see repair.go).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if repair {
+				return doctorRepair(cmd.Context(), stdio.Out)
+			}
 			return doctor(cmd.Context(), stdio.Out)
 		},
 	}
+	cmd.Flags().BoolVar(&repair, "repair", false, "check the database, set aside and save unreadable records, fail turns left running, remove stale temporary files")
+	return cmd
 }
 
 func doctor(ctx context.Context, w io.Writer) error {
@@ -56,6 +64,7 @@ func doctor(ctx context.Context, w io.Writer) error {
 	}
 	dbPath := filepath.Join(home, app.DBFileName)
 	line("Database", "%s%s", dbPath, fileState(dbPath, 0o600))
+	doctorSandbox(w)
 
 	secrets, err := app.NewSecrets(home)
 	if err != nil {

@@ -93,11 +93,11 @@ func permissionsTest(_ context.Context, stdio IO, command, modeFlag, cwd string,
 	if err != nil {
 		return usageErr(err)
 	}
-	project, err := permission.LoadSettings(permission.ProjectSettingsPath(ws))
+	project, err := permission.LoadProjectSettings(ws, trusted)
 	if err != nil {
 		return usageErr(err)
 	}
-	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project, ProjectTrusted: trusted})
+	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project, ProjectTrusted: trusted, AppHome: home})
 	if err != nil {
 		return usageErr(err)
 	}

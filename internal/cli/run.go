@@ -40,10 +40,11 @@ type runFlags struct {
 
 // permFlags are the permission flags shared by run, approve and reject.
 type permFlags struct {
-	mode  string
-	yolo  bool
-	onAsk string
-	trust bool
+	mode    string
+	yolo    bool
+	onAsk   string
+	trust   bool
+	sandbox string
 }
 
 func (p *permFlags) register(fl *pflag.FlagSet) {
@@ -51,6 +52,7 @@ func (p *permFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&p.yolo, "yolo", false, "same as --permission-mode bypass: allow every call except deny rules and hard checks")
 	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with `mx-claw approve`)")
 	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
+	AddSandboxFlag(fl, &p.sandbox)
 }
 
 // options turns the flags into app options and the turn's ask policy.
@@ -133,7 +135,11 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust})
+	sbMode, err := SandboxMode(f.perm.sandbox)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode})
 	if err != nil {
 		return err
 	}
@@ -182,6 +188,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		OnAsk:         onAsk,
 		Budget:        budget(a, f),
 	}, printer.Handle)
+	if endErr := a.Core.EndSession(context.WithoutCancel(ctx), sess.ID, "other", printer.Handle); endErr != nil && err == nil {
+		err = endErr
+	}
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }
 

@@ -105,6 +105,8 @@ func withStore(ctx context.Context, f func(store.Store) error) error {
 		return err
 	}
 	defer st.Close()
+	// A session a dead process left running is shown as what it is.
+	_, _ = agent.RecoverInterrupted(ctx, st, store.NewOwner())
 	return f(st)
 }
 

@@ -18,11 +18,12 @@ import (
 
 // tuiFlags are the flags of the interactive UI (the root command).
 type tuiFlags struct {
-	cont   bool
-	resume string
-	model  string
-	mode   string
-	trust  bool
+	cont    bool
+	resume  string
+	model   string
+	mode    string
+	trust   bool
+	sandbox string
 }
 
 func (f *tuiFlags) register(fl *pflag.FlagSet) {
@@ -31,6 +32,7 @@ func (f *tuiFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.model, "model", "", "model to use, as provider/model")
 	fl.StringVar(&f.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
 	fl.BoolVar(&f.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
+	AddSandboxFlag(fl, &f.sandbox)
 }
 
 // runTUI opens the interactive UI in the current directory: on a new
@@ -54,7 +56,11 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust})
+	sbMode, err := SandboxMode(f.sandbox)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust, SandboxMode: sbMode})
 	if err != nil {
 		return err
 	}
@@ -95,7 +101,9 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 		}
 	}
 	opts.Session = sess
-	return tui.Run(ctx, stdio.In, stdio.Out, opts)
+	err = tui.Run(ctx, stdio.In, stdio.Out, opts)
+	b.EndSessions(context.WithoutCancel(ctx), "prompt_input_exit")
+	return err
 }
 
 // historyFile is where the input history of a workspace is kept.

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // CurrentVersion is the config format version this mx-claw reads and writes.
@@ -126,7 +128,7 @@ func Home() (string, error) {
 func Load(home string) (*Config, error) {
 	path := filepath.Join(home, FileName)
 	c := &Config{Version: CurrentVersion, Providers: Builtins(), path: path}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.DefaultMax)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -208,7 +210,7 @@ func (c *Config) Save() error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".config-*.json")
+	tmp, err := os.CreateTemp(dir, tempPattern())
 	if err != nil {
 		return fmt.Errorf("save config: %w", err)
 	}

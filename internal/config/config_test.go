@@ -169,3 +169,24 @@ func TestKeyEnvVars(t *testing.T) {
 		t.Errorf("EnvKey = %q", EnvKey("my-gw.1"))
 	}
 }
+
+func TestLoadRefusesHugeOrSpecialFiles(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, FileName), bytes.Repeat([]byte(" "), 2<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(home); err == nil || !strings.Contains(err.Error(), "more than 1 MiB") {
+		t.Errorf("2 MiB config: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skipf("no /dev/zero: %v", err)
+	}
+	home = t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(home, FileName)); err != nil {
+		t.Skipf("symlinks: %v", err)
+	}
+	if _, err := Load(home); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("config linked to /dev/zero: %v", err)
+	}
+}

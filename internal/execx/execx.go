@@ -3,8 +3,14 @@
 // the command ends), with an environment built from an allow-list, output
 // streamed as it comes and captured as head + tail within a cap.
 //
-// Imported by the tools that run commands (and later hooks); it knows
-// nothing of the agent.
+// A [Runner] runs them inside a session's sandbox (sandbox.Session), which
+// also sets their resource limits, and records their process groups
+// ([Groups]) so that a later mx-claw kills what a killed one left behind;
+// the group's leader also dies with mx-claw (PR_SET_PDEATHSIG). [Run]
+// runs a command outside any sandbox: hooks, the user's own programs.
+//
+// Imported by the tools that run commands and by hooks; it knows nothing
+// of the agent.
 package execx
 
 import (
@@ -15,9 +21,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/sandbox"
 )
 
 // DefaultEnvAllow is the environment a command inherits from mx-claw's own
@@ -83,6 +92,9 @@ type Command struct {
 	// Output, if set, receives the combined stdout and stderr as it comes,
 	// from one goroutine.
 	Output func(chunk []byte)
+	// Spill, if set, receives the whole combined output as it comes, from
+	// the same goroutine as Output; its errors are ignored.
+	Spill io.Writer
 }
 
 // Result is how a command ended.
@@ -101,21 +113,62 @@ type Result struct {
 	Duration time.Duration
 }
 
+// Run runs c outside any sandbox and waits for it (see Runner.Run).
+func Run(ctx context.Context, c Command) (Result, error) {
+	return (*Runner)(nil).Run(ctx, c)
+}
+
+// Runner runs commands in a session's sandbox and records their process
+// groups. The nil Runner runs them unconfined and unrecorded.
+type Runner struct {
+	// Sandbox is the sandbox the commands run in; nil runs them with
+	// bash directly.
+	Sandbox *sandbox.Session
+	// Groups records the commands' process groups; nil records nothing.
+	Groups *Groups
+}
+
+// Enforced reports whether the runner's commands run confined.
+func (r *Runner) Enforced() bool { return r != nil && r.Sandbox.Enforced() }
+
+// Unconfined returns a runner for commands the user approved to run
+// outside the sandbox: limits, temp dir and process lifecycle stay.
+func (r *Runner) Unconfined() *Runner {
+	if r == nil || r.Sandbox == nil {
+		return r
+	}
+	return &Runner{Sandbox: r.Sandbox.Unconfined(), Groups: r.Groups}
+}
+
 // Run runs c and waits for it. Cancelling ctx kills the whole process
 // group and returns ctx's error with the output so far. A command that
-// cannot be started is an error; a command that fails is a Result with its
-// exit code.
-func Run(ctx context.Context, c Command) (Result, error) {
+// cannot be started, or whose sandbox cannot be set up (a
+// *sandbox.SetupError; the command did not run), is an error; a command
+// that fails is a Result with its exit code.
+func (rn *Runner) Run(ctx context.Context, c Command) (Result, error) {
 	if c.MaxOutput <= 0 {
 		c.MaxOutput = 64 << 10
 	}
-	cmd := exec.Command("bash", "-c", c.Script)
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	env := c.Env
+	if env == nil {
+		env = []string{}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	argv := []string{"bash", "-c", c.Script}
+	var launch *sandbox.Launch
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if rn != nil && rn.Sandbox != nil {
+		l, err := rn.Sandbox.Prepare(sandbox.Command{Argv: argv, Dir: c.Dir, Env: env})
+		if err != nil {
+			return Result{}, err
+		}
+		launch = l
+		defer launch.Done()
+		cmd = &exec.Cmd{Path: l.Path, Args: l.Args, ExtraFiles: l.ExtraFiles}
+		env = l.Env
+	}
+	cmd.Dir = c.Dir
+	cmd.Env = env
+	cmd.SysProcAttr = groupAttr()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return Result{}, err
@@ -125,11 +178,22 @@ func Run(ctx context.Context, c Command) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
-		return Result{}, fmt.Errorf("start bash: %w", err)
+		return Result{}, fmt.Errorf("start %s: %w", filepath.Base(cmd.Path), err)
 	}
 	w.Close() // the child holds its own copy
 	pgid := cmd.Process.Pid
 	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+	if rn != nil && rn.Groups != nil {
+		defer rn.Groups.add(pgid)()
+	}
+	if launch != nil {
+		if err := launch.Started(pgid); err != nil {
+			killGroup()
+			cmd.Wait()
+			r.Close()
+			return Result{}, err
+		}
+	}
 
 	capture := newCapture(c.MaxOutput)
 	readDone := make(chan struct{})
@@ -140,6 +204,9 @@ func Run(ctx context.Context, c Command) (Result, error) {
 			n, err := r.Read(buf)
 			if n > 0 {
 				capture.Write(buf[:n])
+				if c.Spill != nil {
+					_, _ = c.Spill.Write(buf[:n])
+				}
 				if c.Output != nil {
 					c.Output(buf[:n])
 				}
@@ -187,6 +254,11 @@ func Run(ctx context.Context, c Command) (Result, error) {
 	r.Close()
 	res.Duration = time.Since(start)
 	res.Output, res.TotalBytes, res.Truncated = capture.Result()
+	if launch != nil && runErr == nil && !res.TimedOut {
+		if err := launch.SetupFailure(res.Output, res.ExitCode); err != nil {
+			return Result{}, err
+		}
+	}
 	return res, runErr
 }
 

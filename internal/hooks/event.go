@@ -7,62 +7,99 @@ import (
 
 // Event is what happened, as hooks are told about it. Name, SessionID and
 // Cwd are always needed; the other fields matter for some events only.
+// Tool calls are given as mx-claw has them; the hooks see them as Claude
+// Code would have made them (see the package doc).
 type Event struct {
 	// Name is the event.
 	Name EventName
 	// SessionID is the session's id.
 	SessionID string
-	// TranscriptPath is a file holding the conversation, if there is one;
-	// it may be empty.
+	// TranscriptPath is the session's transcript in Claude Code's JSONL
+	// format (see [WriteTranscript]), or "".
 	TranscriptPath string
 	// Cwd is the workspace root: the hooks' working directory and the
 	// value of MX_CLAW_PROJECT_DIR and CLAUDE_PROJECT_DIR.
 	Cwd string
-	// PermissionMode is the session's permission mode, if known.
+	// PermissionMode is the session's permission mode, in Claude Code's
+	// spelling (bypassPermissions, not bypass), if known.
 	PermissionMode string
-	// ToolName is the mx-claw tool name (PreToolUse, PostToolUse).
+	// Model is the session's model (SessionStart).
+	Model string
+
+	// ToolName is the mx-claw tool name (tool events).
 	ToolName string
-	// ToolInput is the call's arguments, a JSON object (PreToolUse,
-	// PostToolUse). Empty is sent as {}; invalid JSON is sent as a string.
+	// ToolUseID is the call's id (tool events).
+	ToolUseID string
+	// ToolInput is the call's arguments, a JSON object (tool events).
 	ToolInput json.RawMessage
-	// ToolResponse is the tool's result (PostToolUse). Empty is sent as
-	// null; invalid JSON is sent as a string.
-	ToolResponse json.RawMessage
+	// ToolResult is the result the model got (PostToolUse: the output;
+	// PostToolUseFailure: the error).
+	ToolResult string
+	// ToolFailed says the call failed (PostToolUseFailure).
+	ToolFailed bool
+	// Interrupted says the call was cut short: a timeout or the user
+	// (PostToolUseFailure's is_interrupt).
+	Interrupted bool
+	// Before is what the files the call wrote held before it ran
+	// ([Runner.Snapshot]); nil leaves originalFile out of tool_response.
+	Before *Snapshot
+
 	// Prompt is the user's message (UserPromptSubmit).
 	Prompt string
 	// Source says how the session started (SessionStart): "startup",
 	// "resume", "clear" or "compact". SessionStart matchers match it.
 	Source string
-	// Trigger says why compaction runs (PreCompact): "manual" or "auto".
-	// PreCompact matchers match it.
+	// Trigger says why compaction runs (PreCompact, PostCompact):
+	// "manual" or "auto". Their matchers match it.
 	Trigger string
 	// CustomInstructions are the user's instructions for a manual
 	// compaction (PreCompact).
 	CustomInstructions string
+	// CompactSummary is the summary a compaction made (PostCompact).
+	CompactSummary string
 	// StopHookActive says the turn is already going on because a Stop hook
 	// blocked it (Stop), so that a hook can avoid keeping it going forever.
 	StopHookActive bool
+	// LastAssistantMessage is the model's final answer (Stop).
+	LastAssistantMessage string
+	// Message and Title are what a Notification says; NotificationType
+	// is its kind ("permission_prompt"), which its matchers match.
+	Message, Title, NotificationType string
+	// Reason says why a session ends (SessionEnd: "clear", "logout",
+	// "prompt_input_exit" or "other"); SessionEnd matchers match it.
+	Reason string
 }
 
 // input is the JSON object on a hook's stdin, with Claude Code's names.
 type input struct {
-	SessionID          string          `json:"session_id"`
-	TranscriptPath     string          `json:"transcript_path"`
-	Cwd                string          `json:"cwd"`
-	PermissionMode     string          `json:"permission_mode,omitempty"`
-	HookEventName      EventName       `json:"hook_event_name"`
-	ToolName           *string         `json:"tool_name,omitempty"`
-	ToolInput          json.RawMessage `json:"tool_input,omitempty"`
-	ToolResponse       json.RawMessage `json:"tool_response,omitempty"`
-	Prompt             *string         `json:"prompt,omitempty"`
-	Source             string          `json:"source,omitempty"`
-	Trigger            string          `json:"trigger,omitempty"`
-	CustomInstructions *string         `json:"custom_instructions,omitempty"`
-	StopHookActive     *bool           `json:"stop_hook_active,omitempty"`
+	SessionID            string    `json:"session_id"`
+	TranscriptPath       string    `json:"transcript_path"`
+	Cwd                  string    `json:"cwd"`
+	PermissionMode       string    `json:"permission_mode,omitempty"`
+	HookEventName        EventName `json:"hook_event_name"`
+	ToolName             *string   `json:"tool_name,omitempty"`
+	ToolInput            any       `json:"tool_input,omitempty"`
+	ToolUseID            string    `json:"tool_use_id,omitempty"`
+	ToolResponse         any       `json:"tool_response,omitempty"`
+	Error                *string   `json:"error,omitempty"`
+	IsInterrupt          *bool     `json:"is_interrupt,omitempty"`
+	Prompt               *string   `json:"prompt,omitempty"`
+	Source               string    `json:"source,omitempty"`
+	Model                string    `json:"model,omitempty"`
+	Trigger              string    `json:"trigger,omitempty"`
+	CustomInstructions   *string   `json:"custom_instructions,omitempty"`
+	CompactSummary       *string   `json:"compact_summary,omitempty"`
+	StopHookActive       *bool     `json:"stop_hook_active,omitempty"`
+	LastAssistantMessage *string   `json:"last_assistant_message,omitempty"`
+	Message              *string   `json:"message,omitempty"`
+	Title                string    `json:"title,omitempty"`
+	NotificationType     string    `json:"notification_type,omitempty"`
+	Reason               *string   `json:"reason,omitempty"`
 }
 
-// stdin returns the JSON object a hook receives for e.
-func (e Event) stdin() ([]byte, error) {
+// stdin returns the JSON object a hook receives for e; v is the call as
+// the hook sees it (tool events only).
+func (e *Event) stdin(v *view) ([]byte, error) {
 	in := input{
 		SessionID:      e.SessionID,
 		TranscriptPath: e.TranscriptPath,
@@ -70,22 +107,34 @@ func (e Event) stdin() ([]byte, error) {
 		PermissionMode: e.PermissionMode,
 		HookEventName:  e.Name,
 	}
-	switch e.Name {
-	case PreToolUse, PostToolUse:
-		in.ToolName = &e.ToolName
-		in.ToolInput = rawOr(e.ToolInput, "{}")
-		if e.Name == PostToolUse {
-			in.ToolResponse = rawOr(e.ToolResponse, "null")
+	if toolEvent(e.Name) && v != nil {
+		name := v.name
+		in.ToolName, in.ToolInput, in.ToolUseID = &name, v.input, e.ToolUseID
+		switch e.Name {
+		case PostToolUse:
+			in.ToolResponse = e.response(*v)
+		case PostToolUseFailure:
+			in.Error, in.IsInterrupt = &e.ToolResult, &e.Interrupted
 		}
+	}
+	switch e.Name {
 	case UserPromptSubmit:
 		in.Prompt = &e.Prompt
 	case SessionStart:
-		in.Source = e.Source
+		in.Source, in.Model = e.Source, e.Model
 	case PreCompact:
 		in.Trigger = e.Trigger
 		in.CustomInstructions = &e.CustomInstructions
+	case PostCompact:
+		in.Trigger = e.Trigger
+		in.CompactSummary = &e.CompactSummary
 	case Stop:
 		in.StopHookActive = &e.StopHookActive
+		in.LastAssistantMessage = &e.LastAssistantMessage
+	case Notification:
+		in.Message, in.Title, in.NotificationType = &e.Message, e.Title, e.NotificationType
+	case SessionEnd:
+		in.Reason = &e.Reason
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -94,17 +143,4 @@ func (e Event) stdin() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// rawOr returns raw if it is valid JSON, def if it is empty, and raw as a
-// JSON string otherwise.
-func rawOr(raw json.RawMessage, def string) json.RawMessage {
-	switch {
-	case len(bytes.TrimSpace(raw)) == 0:
-		return json.RawMessage(def)
-	case json.Valid(raw):
-		return raw
-	}
-	s, _ := json.Marshal(string(raw))
-	return s
 }

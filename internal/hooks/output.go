@@ -22,10 +22,13 @@ type outcome struct {
 // Unknown fields are ignored, so hooks written for newer Claude Code
 // versions still work.
 type output struct {
-	Continue           *bool           `json:"continue"`
-	StopReason         string          `json:"stopReason"`
-	SystemMessage      string          `json:"systemMessage"`
-	Decision           string          `json:"decision"`
+	Continue       *bool  `json:"continue"`
+	StopReason     string `json:"stopReason"`
+	SuppressOutput bool   `json:"suppressOutput"`
+	SystemMessage  string `json:"systemMessage"`
+	// Decision is "block" or the older "approve"; anything else is
+	// ignored with a warning.
+	Decision           any             `json:"decision"`
 	Reason             string          `json:"reason"`
 	HookSpecificOutput *specificOutput `json:"hookSpecificOutput"`
 }
@@ -37,12 +40,22 @@ type specificOutput struct {
 	PermissionDecisionReason string          `json:"permissionDecisionReason"`
 	UpdatedInput             json.RawMessage `json:"updatedInput"`
 	AdditionalContext        string          `json:"additionalContext"`
+	// Decision is PermissionRequest's answer.
+	Decision *permissionAnswer `json:"decision"`
+}
+
+// permissionAnswer is a PermissionRequest hook's decision.
+type permissionAnswer struct {
+	Behavior     string          `json:"behavior"`
+	Message      string          `json:"message"`
+	UpdatedInput json.RawMessage `json:"updatedInput"`
+	Interrupt    bool            `json:"interrupt"`
 }
 
 // canBlock reports whether a block means something for ev.
 func canBlock(ev EventName) bool {
 	switch ev {
-	case PreToolUse, PostToolUse, UserPromptSubmit, Stop:
+	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop:
 		return true
 	}
 	return false
@@ -85,18 +98,21 @@ func interpret(ev EventName, label, stdout string) outcome {
 	if out.SystemMessage != "" {
 		warn("%s", out.SystemMessage)
 	}
-	switch out.Decision {
-	case "":
+	switch d := out.Decision; d {
+	case nil, "", "undefined":
 	case "block":
 		b := blocked(ev, label, out.Reason)
 		o.decision, o.reason = b.decision, b.reason
 		o.warnings = append(o.warnings, b.warnings...)
 	case "approve":
+		// The older spelling of permissionDecision "allow".
 		if ev == PreToolUse {
 			o.decision, o.reason = Allow, out.Reason
 		}
 	default:
-		warn(`unknown "decision" %q ignored (valid: "block", "approve")`, out.Decision)
+		if _, isObject := d.(map[string]any); !isObject || ev != PermissionRequest {
+			warn(`unknown "decision" %v ignored (valid: "block", "approve")`, d)
+		}
 	}
 	if s := out.HookSpecificOutput; s != nil {
 		if s.HookEventName != "" && s.HookEventName != string(ev) {
@@ -126,9 +142,28 @@ func specific(ev EventName, s *specificOutput, o *outcome, warn func(string, ...
 			}
 		}
 	}
+	if a := s.Decision; a != nil {
+		switch {
+		case ev != PermissionRequest:
+			warn("hookSpecificOutput.decision is ignored in a %s hook", ev)
+		case a.Behavior == "allow" && o.decision.strength() <= Allow.strength():
+			o.decision, o.reason = Allow, a.Message
+			s.UpdatedInput = a.UpdatedInput
+		case a.Behavior == "deny":
+			o.decision, o.reason = Deny, a.Message
+			if o.reason == "" {
+				o.reason = "denied by a PermissionRequest hook"
+			}
+			if a.Interrupt {
+				o.halt = true
+			}
+		case a.Behavior != "allow":
+			warn(`unknown decision.behavior %q ignored (valid: "allow", "deny")`, a.Behavior)
+		}
+	}
 	if in := bytes.TrimSpace(s.UpdatedInput); len(in) > 0 && string(in) != "null" {
 		switch {
-		case ev != PreToolUse:
+		case ev != PreToolUse && ev != PermissionRequest:
 			warn("updatedInput is ignored in a %s hook", ev)
 		case in[0] != '{':
 			warn("updatedInput ignored: it must be a JSON object")

@@ -25,6 +25,9 @@
 // Not read: the global excludes file (core.excludesFile) and .gitignore
 // files above the root; the tree is taken to be the whole repository.
 //
-// Who may import it: any package that walks a directory tree. It imports no
-// mx-claw package.
+// A .gitignore that is not a regular file (a link to /dev/zero, a named
+// pipe) or is over 1 MiB has no patterns: it is read through safefile.
+//
+// Who may import it: any package that walks a directory tree. It imports
+// only safefile.
 package ignore

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // Names of the files and directories git gives a meaning to.
@@ -245,7 +247,7 @@ func (m *Matcher) extend(dir string, parts []string, parent []pattern) []pattern
 // readPatterns parses the ignore file name (relative to the root) with its
 // patterns scoped to domain. A missing or unreadable file has none.
 func (m *Matcher) readPatterns(name string, domain []string) []pattern {
-	data, err := fs.ReadFile(m.fsys, name)
+	data, err := safefile.ReadFS(m.fsys, name, safefile.DefaultMax)
 	if err != nil {
 		return nil
 	}

@@ -18,10 +18,17 @@ import (
 // index: a delta whose id differs from the id already recorded for its
 // index starts a new call, ordered after the earlier ones.
 //
+// MaxArgs, when set, caps each call's arguments: past it they are dropped
+// as they arrive (counted by Dropped), and the call is returned with
+// TooLarge set and no arguments, so a runaway call never fills memory.
+//
 // The zero ToolCallAccumulator is ready to use. It is not safe for
 // concurrent use.
 type ToolCallAccumulator struct {
-	calls []pendingCall
+	// MaxArgs caps one call's arguments in bytes; 0 means no cap.
+	MaxArgs int
+	calls   []pendingCall
+	dropped int64
 }
 
 type pendingCall struct {
@@ -32,6 +39,10 @@ type pendingCall struct {
 	// from the second piece on, so a call sent whole is never copied.
 	args string
 	buf  []byte
+	// size counts the bytes of the arguments received; tooLarge says they
+	// went past MaxArgs and were dropped.
+	size     int64
+	tooLarge bool
 }
 
 // Add records one tool-call delta: its index (-1 if the provider sent
@@ -41,6 +52,16 @@ func (a *ToolCallAccumulator) Add(index int, id, name, args string) {
 	c := a.find(index, id)
 	if c.name == "" {
 		c.name = name
+	}
+	c.size += int64(len(args))
+	if a.MaxArgs > 0 && c.size > int64(a.MaxArgs) {
+		if !c.tooLarge {
+			c.tooLarge = true
+			a.dropped += c.size - int64(len(args)) // what was kept so far
+			c.args, c.buf = "", nil
+		}
+		a.dropped += int64(len(args))
+		return
 	}
 	switch {
 	case args == "":
@@ -95,6 +116,10 @@ func (a *ToolCallAccumulator) nextIndex() int {
 	return next
 }
 
+// Dropped returns how many bytes of arguments were dropped for going past
+// MaxArgs.
+func (a *ToolCallAccumulator) Dropped() int64 { return a.dropped }
+
 // Len returns the number of calls seen so far.
 func (a *ToolCallAccumulator) Len() int { return len(a.calls) }
 
@@ -119,6 +144,9 @@ func (a *ToolCallAccumulator) Calls() []ToolCall {
 			args = string(c.buf)
 		}
 		out[i] = ToolCall{ID: c.id, Name: c.name, Arguments: args}
+		if c.tooLarge {
+			out[i].TooLarge = c.size
+		}
 	}
 	return out
 }
@@ -127,4 +155,5 @@ func (a *ToolCallAccumulator) Calls() []ToolCall {
 func (a *ToolCallAccumulator) Reset() {
 	clear(a.calls)
 	a.calls = a.calls[:0]
+	a.dropped = 0
 }

@@ -142,3 +142,30 @@ func TestToolCallAccumulatorCallsIsACopy(t *testing.T) {
 		t.Fatalf("first = %q, now = %q", first[0].Arguments, a.Calls()[0].Arguments)
 	}
 }
+
+// TestToolCallAccumulatorMaxArgs: arguments past the cap are dropped as
+// they come, counted, and the call says how large they were; other calls
+// of the response are whole.
+func TestToolCallAccumulatorMaxArgs(t *testing.T) {
+	t.Parallel()
+	a := ToolCallAccumulator{MaxArgs: 10}
+	a.Add(0, "big", "write", `{"content":`)
+	a.Add(0, "", "", `"0123456789"`)
+	a.Add(0, "", "", `}`)
+	a.Add(1, "small", "read", `{"p":1}`)
+	got := a.Calls()
+	want := []ToolCall{
+		{ID: "big", Name: "write", TooLarge: 24},
+		{ID: "small", Name: "read", Arguments: `{"p":1}`},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("calls = %+v, want %+v", got, want)
+	}
+	if a.Dropped() != 24 {
+		t.Errorf("dropped %d bytes, want 24", a.Dropped())
+	}
+	a.Reset()
+	if a.Dropped() != 0 || a.MaxArgs != 10 {
+		t.Errorf("after Reset: dropped %d, MaxArgs %d", a.Dropped(), a.MaxArgs)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -52,7 +54,30 @@ func (e *APIError) Error() string {
 	case e.Body != "":
 		s += ": " + e.Body
 	}
+	if e.RetryAfter > 0 {
+		s += " (it asks to wait " + HumanDuration(e.RetryAfter) + " before the next request)"
+	}
 	return s
+}
+
+// HumanDuration renders a wait for people, to the second and without
+// zero units: "45s", "1m30s", "1h", "2h5m".
+func HumanDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	d = d.Round(time.Second)
+	var b strings.Builder
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if n := d / u.d; n > 0 {
+			fmt.Fprintf(&b, "%d%s", n, u.name)
+			d -= n * u.d
+		}
+	}
+	return b.String()
 }
 
 func statusText(code int) string {
@@ -132,6 +157,41 @@ func (e *StreamError) Error() string {
 
 // Unwrap returns Err.
 func (e *StreamError) Unwrap() error { return e.Err }
+
+// TooLargeError is the error of a response abandoned because it went past
+// a size cap of its request (Request.MaxAnswerBytes, or MaxDroppedBytes of
+// too large tool-call arguments). Nothing of the response is returned.
+type TooLargeError struct {
+	// What went past the cap: "answer" or "tool-call arguments".
+	What string
+	// Limit is the cap in bytes.
+	Limit int64
+}
+
+// Error says what was too large and that the response was dropped.
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the model's %s went past the limit of %s; the response was abandoned and nothing of it was kept",
+		e.What, FormatBytes(e.Limit))
+}
+
+// FormatBytes renders a size for people: "512 bytes", "64 KiB", "1.5 MiB".
+func FormatBytes(n int64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return strconv.FormatInt(n, 10) + " bytes"
+	case n < k*k:
+		return trimZero(float64(n)/k) + " KiB"
+	case n < k*k*k:
+		return trimZero(float64(n)/(k*k)) + " MiB"
+	}
+	return trimZero(float64(n)/(k*k*k)) + " GiB"
+}
+
+func trimZero(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0")
+}
 
 // ErrorPayload is the error object of a provider's JSON error body or
 // error event.

@@ -132,7 +132,7 @@ func TestNewAPIErrorLongBody(t *testing.T) {
 	if len(e.Body) != 999 || !utf8.ValidString(e.Body) {
 		t.Fatalf("Body has %d bytes (valid UTF-8: %v), want the 999 before the cut character", len(e.Body), utf8.ValidString(e.Body))
 	}
-	if got := e.Error(); len(got) > MaxErrorBody+64 {
+	if got := e.Error(); len(got) > MaxErrorBody+128 {
 		t.Fatalf("Error() is %d bytes long", len(got))
 	}
 	if e.RetryAfter != 2*time.Second {
@@ -184,5 +184,29 @@ func TestParseErrorPayload(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("ParseErrorPayload(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestAPIErrorSaysHowLongToWait: a provider's Retry-After is part of the
+// message, in units people read.
+func TestAPIErrorSaysHowLongToWait(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		wait time.Duration
+		want string
+	}{
+		{90 * time.Second, "wait 1m30s before"},
+		{time.Hour, "wait 1h before"},
+		{2*time.Hour + 5*time.Minute + 400*time.Millisecond, "wait 2h5m before"},
+		{1500 * time.Millisecond, "wait 2s before"},
+		{250 * time.Millisecond, "wait 250ms before"},
+	} {
+		e := NewAPIError(429, []byte(`{"error":{"message":"Rate limit reached"}}`), tt.wait)
+		if !strings.Contains(e.Error(), tt.want) || !strings.HasPrefix(e.Error(), "provider returned 429 Too Many Requests: Rate limit reached") {
+			t.Errorf("%v: Error() = %q, want %q", tt.wait, e.Error(), tt.want)
+		}
+	}
+	if e := NewAPIError(429, nil, 0); strings.Contains(e.Error(), "wait") {
+		t.Errorf("no Retry-After, yet %q", e.Error())
 	}
 }

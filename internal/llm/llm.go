@@ -26,6 +26,10 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// TooLarge is the size in bytes of arguments that went past
+	// Request.MaxArgumentBytes: they were dropped as they arrived, and
+	// Arguments is empty. It is 0 when Arguments is whole.
+	TooLarge int64 `json:"-"`
 }
 
 // Tool describes one tool offered to the model.
@@ -43,7 +47,24 @@ type Request struct {
 	Tools    []Tool
 	// MaxTokens caps the response; 0 leaves it to the provider.
 	MaxTokens int
+	// MaxAnswerBytes caps the text and reasoning of the response
+	// together; 0 means no cap. A response that goes past it is
+	// abandoned at once (the client stops reading) with a
+	// *TooLargeError, so a runaway answer never fills memory.
+	MaxAnswerBytes int
+	// MaxArgumentBytes caps the arguments of one tool call; 0 means no
+	// cap. The arguments of a call that go past it are dropped as they
+	// arrive and the call comes back with ToolCall.TooLarge set, so the
+	// caller can tell the model; the response is read on, up to
+	// MaxDroppedBytes of dropped arguments, past which it is abandoned
+	// with a *TooLargeError.
+	MaxArgumentBytes int
 }
+
+// MaxDroppedBytes is how many bytes of too large tool-call arguments a
+// client reads and drops before it abandons the response (see
+// Request.MaxArgumentBytes).
+const MaxDroppedBytes = 64 << 20
 
 // Usage is the token usage a provider reports for one request.
 type Usage struct {

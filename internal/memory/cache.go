@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // FS is the file system Load reads. OSFS is the real one; tests substitute
@@ -30,8 +32,15 @@ func (OSFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 // Lstat calls os.Lstat.
 func (OSFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
-// Open calls os.Open.
-func (OSFS) Open(name string) (fs.File, error) { return os.Open(name) }
+// Open opens a regular file without blocking (safefile.Open): a named
+// pipe or a device is an error, not a hang.
+func (OSFS) Open(name string) (fs.File, error) {
+	f, _, err := safefile.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
 // EvalSymlinks calls filepath.EvalSymlinks.
 func (OSFS) EvalSymlinks(name string) (string, error) { return filepath.EvalSymlinks(name) }

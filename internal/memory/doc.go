@@ -10,7 +10,9 @@
 // into a session (DESIGN §2, invariant 4). The agent calls Load on a
 // session's first turn and stores the text; later edits affect new sessions
 // only. The CLI may call it to show what a workspace would load. memory
-// imports no other mx-claw package.
+// imports only safefile, which opens files without blocking and only if
+// they are regular (a named pipe or a device as AGENTS.md is skipped with a
+// warning, never waited on).
 //
 // Decisions, for the record:
 //

@@ -73,6 +73,7 @@ func (c *classifier) simple(f frame, sc *scope, cc cmdCtx) int {
 	name, system := progName(w0.s)
 	part().Name = name
 	args := cc.words[1:]
+	part().named, part().args, part().cwd = true, args, sc.cwd
 
 	why := c.catastrophe(name, args, sc, cc.in)
 	if g := guessWords(args); why.cat == "" && !allExact(args) && allExact(g) {
@@ -102,6 +103,9 @@ func (c *classifier) simple(f frame, sc *scope, cc cmdCtx) int {
 		ro, reason = true, "calls a function defined in this command (its body is judged on its own)"
 	default:
 		ro, reason = c.program(f.child(idx), sc, name, args, cc)
+		if why := deviceRead(name, sc.cwd, args); ro && why != "" {
+			ro, reason = false, why
+		}
 	}
 	switch name {
 	case "cd", "pushd":

@@ -100,18 +100,33 @@ func (c *classifier) decl(f frame, sc *scope, d *syntax.DeclClause) {
 	})
 }
 
-// redirects judges the output redirections of st.
-func (c *classifier) redirects(f frame, sc *scope, st *syntax.Stmt) {
+// redirects judges the output redirections of st, and records the files
+// its input redirections read with part first, the statement's first
+// command (if it has one).
+func (c *classifier) redirects(f frame, sc *scope, st *syntax.Stmt, first int) {
 	r := c.res(f, sc)
 	for _, rd := range st.Redirs {
 		c.substs(f, sc, rd.Word)
 		c.substs(f, sc, rd.Hdoc)
 		if rd.Op == syntax.RdrIn {
-			if t := r.word(rd.Word); t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")) {
+			t := r.word(rd.Word)
+			if first < len(c.parts) {
+				c.parts[first].inputs = append(c.parts[first].inputs, t)
+			}
+			reason := ""
+			switch {
+			case t.exact && (strings.HasPrefix(t.s, "/dev/tcp/") || strings.HasPrefix(t.s, "/dev/udp/")):
+				reason = "opens a network connection"
+			case t.exact:
+				if why := deviceFile(sc.cwd, t.s); why != "" {
+					reason = "reads " + t.s + ", " + why + ", which may never end"
+				}
+			}
+			if reason != "" {
 				c.add(CommandPart{
 					Kind: PartRedirect, Text: strings.TrimSpace(r.text(rd)), Words: []string{rd.Op.String(), t.s},
 					Depth: f.depth, Parent: f.parent, envOK: true, nexact: 2, assignsExact: true,
-					Reason: "opens a network connection",
+					Reason: reason,
 				})
 			}
 			continue

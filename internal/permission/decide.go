@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
+	"slices"
 )
 
 // Request is one tool call to decide, as plain values.
@@ -81,8 +81,9 @@ const (
 	// CheckUnresolved asks for a command that cannot be judged before
 	// running (see CommandPart.Unresolved).
 	CheckUnresolved = "command cannot be judged before running"
-	// CheckProtected asks before a write under .git or .mx-claw that
-	// acceptEdits would otherwise allow.
+	// CheckProtected asks before a write that acceptEdits would otherwise
+	// allow to a protected path: .git, .mx-claw, .claude, or a file that
+	// makes other programs run code (see the package doc).
 	CheckProtected = "protected path"
 	// CheckLooksCatastrophic asks for a command that parses as harmless
 	// but whose text, read naively, contains a catastrophic command (a
@@ -277,6 +278,17 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	if r := p.match(Deny, loose); r != nil {
 		return set(Deny, ruleSource(r), ruleReason(r, quoted))
 	}
+	paths, unknown := part.namedPaths(req.Home)
+	if d := p.judgeNamedPaths(part, paths, req, quoted); d != nil {
+		return set(d.Action, d.Source, d.Reason)
+	}
+	if part.Kind == PartRedirect && part.Path != "" {
+		if store := p.secretStore(part.Path, req.Home); store != "" && !p.namesStore("edit_file", part.Path, store, req.Workspace, req.Home) {
+			return set(Deny, Source{Kind: SourceHardCheck, Check: CheckSecretStore},
+				fmt.Sprintf("%s writes into the secret store %s, which no tool may use unless an allow rule names it",
+					quoted, displayPath(store, req.Workspace, req.Home)))
+		}
+	}
 	if part.Unresolved {
 		if mode == ModePlan {
 			return set(Deny, Source{Kind: SourceMode, Mode: ModePlan},
@@ -299,8 +311,11 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	if r := p.match(Ask, loose); r != nil {
 		return set(Ask, ruleSource(r), ruleReason(r, quoted))
 	}
+	beyond := ""
 	if part.ReadOnly {
-		return set(Allow, Source{Kind: SourceReadOnly}, part.Reason)
+		if beyond = p.readsBeyond(part, paths, unknown, req); beyond == "" {
+			return set(Allow, Source{Kind: SourceReadOnly}, part.Reason)
+		}
 	}
 	if r := p.match(Allow, strictMatch); r != nil {
 		return set(Allow, ruleSource(r), ruleReason(r, quoted))
@@ -309,15 +324,38 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	case ModeBypass:
 		return set(Allow, Source{Kind: SourceMode, Mode: mode}, "bypass mode allows "+quoted)
 	case ModeAcceptEdits:
-		if part.Kind == PartRedirect && part.Path != "" && within(req.Workspace, part.Path) {
-			if protectedPath(part.Path, req.Workspace) {
+		if part.Kind == PartRedirect && part.Path != "" && within(req.Workspace, part.Path) &&
+			within(req.Workspace, resolvePath(part.Path)) {
+			if why := protectedWrite(part.Path, req.Workspace); why != "" {
 				return set(Ask, Source{Kind: SourceHardCheck, Check: CheckProtected},
-					fmt.Sprintf("%s needs approval: %s is a protected path", quoted, part.Path))
+					fmt.Sprintf("%s needs approval: %s is protected: %s", quoted,
+						displayPath(part.Path, req.Workspace, req.Home), why))
 			}
 			return set(Allow, Source{Kind: SourceMode, Mode: mode}, "acceptEdits mode allows writing "+part.Path)
 		}
 	}
-	return set(Ask, Source{Kind: SourceMode, Mode: mode}, fmt.Sprintf("%s needs approval: %s", quoted, part.Reason))
+	if beyond != "" {
+		return set(Ask, Source{Kind: SourceHardCheck, Check: CheckReadsBeyond},
+			fmt.Sprintf("%s needs approval: %s", quoted, beyond))
+	}
+	reason := fmt.Sprintf("%s needs approval: %s", quoted, part.Reason)
+	if knownWriters[part.Name] {
+		for _, np := range paths {
+			if why := protectedWrite(np, req.Workspace); why != "" {
+				reason += fmt.Sprintf("; it may write %s, which is protected: %s", displayPath(np, req.Workspace, req.Home), why)
+				break
+			}
+		}
+	}
+	return set(Ask, Source{Kind: SourceMode, Mode: mode}, reason)
+}
+
+// knownWriters are programs that write the files their arguments name;
+// the reason an ask gives for them says when one of those is protected.
+var knownWriters = map[string]bool{
+	"cp": true, "mv": true, "tee": true, "install": true, "ln": true, "touch": true,
+	"truncate": true, "sed": true, "perl": true, "dd": true, "rsync": true, "patch": true,
+	"chmod": true, "rm": true, "unlink": true,
 }
 
 // combine returns the decision of the strictest part.
@@ -330,25 +368,6 @@ func combine(pds []PartDecision) Decision {
 	}
 	b := pds[best]
 	return Decision{Action: b.Action, Source: b.Source, Reason: b.Reason, Parts: pds}
-}
-
-// protectedPath reports paths inside the workspace that always ask before
-// a write: anything under a .git directory or .mx-claw.
-func protectedPath(p, workspace string) bool {
-	rel, err := filepath.Rel(workspace, p)
-	if err != nil {
-		return true
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if parts[0] == ".mx-claw" {
-		return true
-	}
-	for _, c := range parts {
-		if strings.EqualFold(c, ".git") {
-			return true
-		}
-	}
-	return false
 }
 
 // risk normalises a request's risk.
@@ -364,7 +383,7 @@ func risk(r string) string {
 // path (a call without paths is one subject that only whole-tool rules
 // match).
 func (p *Policy) decidePaths(req Request) Decision {
-	paths := req.Paths
+	paths := pathSubjects(req)
 	if len(paths) == 0 {
 		paths = []string{""}
 	}
@@ -400,6 +419,11 @@ func (p *Policy) judgePath(req Request, path string) PartDecision {
 	if r := p.match(Deny, match); r != nil {
 		return set(Deny, ruleSource(r), ruleReason(r, what))
 	}
+	if store := p.secretStore(path, req.Home); store != "" && !p.namesStore(req.Tool, path, store, req.Workspace, req.Home) {
+		return set(Deny, Source{Kind: SourceHardCheck, Check: CheckSecretStore},
+			fmt.Sprintf("%s is denied: %s is a secret store, which no tool may use unless an allow rule names it (e.g. %s(%s))",
+				what, displayPath(store, req.Workspace, req.Home), req.Tool, displayPath(path, req.Workspace, req.Home)))
+	}
 	if mode == ModePlan && rk != "read" {
 		verb := "writing " + displayPath(path, req.Workspace, req.Home)
 		if path == "" || rk == "execute" {
@@ -421,13 +445,39 @@ func (p *Policy) judgePath(req Request, path string) PartDecision {
 	case mode == ModeBypass:
 		return set(Allow, modeSrc, "bypass mode allows "+what)
 	case mode == ModeAcceptEdits && rk == "write" && path != "" && within(req.Workspace, path):
-		if protectedPath(path, req.Workspace) {
+		if why := protectedWrite(path, req.Workspace); why != "" {
 			return set(Ask, Source{Kind: SourceHardCheck, Check: CheckProtected},
-				what+" needs approval: "+displayPath(path, req.Workspace, req.Home)+" is a protected path")
+				what+" needs approval: "+displayPath(path, req.Workspace, req.Home)+" is protected: "+why)
 		}
 		return set(Allow, modeSrc, "acceptEdits mode allows edits inside the workspace")
 	}
 	return set(Ask, modeSrc, what+" needs approval")
+}
+
+// pathSubjects returns the paths a file tool call is judged on: the
+// canonical paths the caller gave, and the paths its arguments name as
+// written and as their links resolve, each once. A rule or check must hold
+// for every form, so a link cannot make a protected or denied path look
+// like another.
+func pathSubjects(req Request) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range req.Paths {
+		add(p)
+	}
+	if len(req.Args) > 0 {
+		raw, _ := ArgPaths(req.Tool, req.Args)
+		for _, r := range raw {
+			lex := lexicalPath(r, req.Workspace, req.Home)
+			add(lex)
+			add(resolvePath(lex))
+		}
+	}
+	return out
 }
 
 // displayPath shows p relative to the workspace, or with ~ for the home

@@ -17,6 +17,10 @@ var ErrInvalidMode = errors.New("invalid permission mode")
 // file.
 var ErrInvalidSettings = errors.New("invalid settings")
 
+// ErrSymlinkedConfig is matched by the error for a project configuration
+// directory or file that is a symbolic link.
+var ErrSymlinkedConfig = errors.New("symbolic link refused as project configuration")
+
 // RuleError reports a rule that cannot be parsed.
 type RuleError struct {
 	// Rule is the rule text as written.

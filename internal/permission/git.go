@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // gitVerdict is what the repository around a directory says about running
@@ -142,7 +144,7 @@ func gitConfigRisk(dir string) string {
 				return "cannot read " + dotgit + ": " + err.Error()
 			}
 			files := []string{filepath.Join(gitdir, "config"), filepath.Join(gitdir, "config.worktree")}
-			if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+			if b, err := safefile.ReadFile(filepath.Join(gitdir, "commondir"), safefile.DefaultMax); err == nil {
 				common := strings.TrimSpace(string(b))
 				if !filepath.IsAbs(common) {
 					common = filepath.Join(gitdir, common)
@@ -161,7 +163,7 @@ func gitConfigRisk(dir string) string {
 
 // readGitdirFile reads a ".git" file ("gitdir: <path>").
 func readGitdirFile(name string) (string, error) {
-	b, err := os.ReadFile(name)
+	b, err := safefile.ReadFile(name, safefile.DefaultMax)
 	if err != nil {
 		return "", err
 	}
@@ -180,7 +182,7 @@ func readGitdirFile(name string) (string, error) {
 // configFilesRisk checks git config files; a missing one is fine.
 func configFilesRisk(names ...string) string {
 	for _, n := range names {
-		b, err := os.ReadFile(n)
+		b, err := safefile.ReadFile(n, safefile.DefaultMax)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

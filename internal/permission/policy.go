@@ -3,6 +3,7 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 )
 
 // Options is what a Policy is built from.
@@ -15,6 +16,12 @@ type Options struct {
 	User *Settings
 	// Project is the workspace's settings; nil for none.
 	Project *Settings
+	// ClaudeProject are the workspace's Claude Code settings files
+	// (ClaudeProjectSettingsPaths: the local file first), for a trusted
+	// workspace only. Their rules apply like Project's; their defaultMode
+	// only where Project gives none (mx-claw's own file wins), the first
+	// file's first.
+	ClaudeProject []*Settings
 	// ProjectTrusted reports whether the user trusts the workspace. Until
 	// then project settings may only tighten: their allow rules and a
 	// defaultMode looser than the user's are ignored (see Policy.Ignored).
@@ -22,6 +29,9 @@ type Options struct {
 	// Grants are extra allow rules: approvals for this session and
 	// persistent approvals for this project.
 	Grants []Grant
+	// AppHome is the mx-claw home directory ($MX_CLAW_HOME), whose secret
+	// files (see SecretStores) every tool is denied; empty for none.
+	AppHome string
 }
 
 // Grant is an allow rule the user gave by approving a call.
@@ -63,12 +73,19 @@ type Policy struct {
 	modeOrigin string
 	rules      []EffectiveRule
 	ignored    []Ignored
+	home       string // the mx-claw home, absolute; "" for none
+	stores     *storeCache
 }
 
 // NewPolicy builds a policy from the mode, the settings and the grants.
 // It fails on an invalid explicit mode or grant.
 func NewPolicy(o Options) (*Policy, error) {
-	p := &Policy{mode: ModeDefault, modeOrigin: "the default"}
+	p := &Policy{mode: ModeDefault, modeOrigin: "the default", stores: &storeCache{}}
+	if o.AppHome != "" {
+		if abs, err := filepath.Abs(o.AppHome); err == nil {
+			p.home = abs
+		}
+	}
 	if u := o.User; u != nil {
 		if u.DefaultMode != "" {
 			p.mode, p.modeOrigin = u.DefaultMode, u.Path
@@ -89,6 +106,16 @@ func NewPolicy(o Options) (*Policy, error) {
 		}
 		p.addSettings(pr, o.ProjectTrusted)
 	}
+	modeSet := o.Project != nil && o.Project.DefaultMode != ""
+	for _, cs := range o.ClaudeProject {
+		if cs == nil {
+			continue
+		}
+		if cs.DefaultMode != "" && !modeSet {
+			p.mode, p.modeOrigin, modeSet = cs.DefaultMode, cs.Path, true
+		}
+		p.addSettings(cs, true)
+	}
 	if o.Mode != "" {
 		m, err := ParseMode(string(o.Mode))
 		if err != nil {
@@ -106,6 +133,13 @@ func (p *Policy) addSettings(s *Settings, trusted bool) {
 	}
 	for _, r := range s.Ask {
 		p.rules = append(p.rules, EffectiveRule{List: Ask, Rule: r, Origin: s.Path})
+	}
+	const untrusted = "the project is not trusted, and its settings may only tighten permissions"
+	for _, text := range s.UnparsedAllow {
+		p.ignored = append(p.ignored, Ignored{Origin: s.Path, Entry: "permissions.allow: " + text, Reason: untrusted})
+	}
+	for _, k := range s.UnparsedKeys {
+		p.ignored = append(p.ignored, Ignored{Origin: s.Path, Entry: k, Reason: untrusted})
 	}
 	for _, r := range s.Allow {
 		if !trusted {

@@ -21,7 +21,7 @@ func ReadOnlyCommands() map[string]string {
 		"sort":     "without -o/--output or --compress-program",
 		"uniq":     "with at most one file (a second one is written)",
 		"find":     "without -delete, -ok, -okdir, -fprint*, -fls; -exec/-execdir commands are judged on their own",
-		"rg":       "without --pre or --pre-glob",
+		"rg":       "without --pre, --pre-glob, --hostname-bin or -z/--search-zip",
 		"sed":      "without -i/--in-place or -f, and a script without w, W, e or s///w, s///e",
 		"git": "status, diff, log, show, branch (listing), rev-parse, ls-files, ls-tree, blame, grep, " +
 			"cat-file, rev-list, describe, shortlog, merge-base, show-ref, remote (listing), stash list/show; " +
@@ -125,12 +125,7 @@ func (c *classifier) readOnly(sc *scope, name string, args []word) (bool, string
 	case "tree":
 		return flag("-o", "-R")
 	case "rg":
-		for _, a := range args {
-			if strings.HasPrefix(a.s, "--pre") {
-				return false, "rg --pre runs a program on every file"
-			}
-		}
-		return true, yes
+		return rgReadOnly(args)
 	case "sort":
 		for _, a := range args {
 			if strings.HasPrefix(a.s, "--output") || strings.HasPrefix(a.s, "--compress-program") ||
@@ -158,6 +153,38 @@ func (c *classifier) readOnly(sc *scope, name string, args []word) (bool, string
 		return goReadOnly(args)
 	}
 	return false, fmt.Sprintf("%s is not in the read-only set", name)
+}
+
+// rgValueShorts are ripgrep's short options that take a value: in a
+// bundle such as -nA3 the rest of the word after one of them is its value.
+const rgValueShorts = "ABCEMTdefgjmrt"
+
+// rgReadOnly judges ripgrep: --pre and --pre-glob run a program on the
+// files searched, --hostname-bin runs one to learn the host name, and
+// -z/--search-zip runs decompressors found on PATH (gzip, xz, …).
+func rgReadOnly(args []word) (bool, string) {
+	for _, a := range args {
+		s := a.s
+		if s == "--" {
+			break
+		}
+		for _, long := range []string{"--pre", "--pre-glob", "--hostname-bin", "--search-zip"} {
+			if s == long || strings.HasPrefix(s, long+"=") {
+				return false, "rg " + long + " runs other programs"
+			}
+		}
+		if strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") {
+			for _, ch := range s[1:] {
+				if ch == 'z' {
+					return false, "rg -z runs decompression programs found on PATH"
+				}
+				if strings.ContainsRune(rgValueShorts, ch) {
+					break
+				}
+			}
+		}
+	}
+	return true, "read-only command"
 }
 
 // goReadOnly judges the go command.

@@ -203,3 +203,49 @@ func TestUserAndProjectSettings(t *testing.T) {
 		}
 	})
 }
+
+func TestLoadClaudeSettings(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	if s, err := LoadClaudeSettings(ws, "settings.json"); err != nil || s.Exists {
+		t.Fatalf("missing file: %+v, %v", s, err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(`{"permissions":{"allow":["Bash(npm test:*)"],"defaultMode":"plan"},"hooks":{}}`), 0o644)
+	s, err := LoadClaudeSettings(ws, "settings.json")
+	if err != nil || len(s.Allow) != 1 || s.Allow[0].Tool != "run_command" || s.DefaultMode != ModePlan || s.Other["hooks"] == nil {
+		t.Fatalf("LoadClaudeSettings = %+v, %v", s, err)
+	}
+	if err := os.Symlink("/dev/null", filepath.Join(ws, ".claude", "settings.local.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadClaudeSettings(ws, "settings.local.json"); !errors.Is(err, ErrSymlinkedConfig) {
+		t.Errorf("linked settings.local.json: %v", err)
+	}
+	if got := ClaudeProjectSettingsPaths(ws); got[0] != filepath.Join(ws, ".claude", "settings.local.json") || got[1] != filepath.Join(ws, ".claude", "settings.json") {
+		t.Errorf("ClaudeProjectSettingsPaths = %v", got)
+	}
+}
+
+func TestClaudeProjectSettingsInThePolicy(t *testing.T) {
+	t.Parallel()
+	local := settings(t, "/ws/.claude/settings.local.json", `{"permissions":{"defaultMode":"acceptEdits"}}`)
+	shared := settings(t, "/ws/.claude/settings.json", `{"permissions":{"defaultMode":"plan","deny":["Bash(curl:*)"]}}`)
+	p, err := NewPolicy(Options{ClaudeProject: []*Settings{local, shared}, ProjectTrusted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode() != ModeAcceptEdits || p.ModeOrigin() != local.Path {
+		t.Errorf("mode %s from %s; want the local file's", p.Mode(), p.ModeOrigin())
+	}
+	if d := p.Decide(commandRequest("curl example.org")); d.Action != Deny || d.Source.Origin != shared.Path {
+		t.Errorf("curl: %s from %s; want the shared file's deny", d.Action, d.Source.Origin)
+	}
+	own := settings(t, "/ws/.mx-claw/settings.json", `{"permissions":{"defaultMode":"default"}}`)
+	p, _ = NewPolicy(Options{Project: own, ClaudeProject: []*Settings{local, shared}, ProjectTrusted: true})
+	if p.Mode() != ModeDefault || p.ModeOrigin() != own.Path {
+		t.Errorf("mode %s from %s; mx-claw's own file must win", p.Mode(), p.ModeOrigin())
+	}
+}

@@ -92,6 +92,16 @@ type CommandPart struct {
 	envOK bool
 	// assignsExact reports that every assignment's value is resolved.
 	assignsExact bool
+	// named reports a command whose program name was resolved; cwd and
+	// args are set for it.
+	named bool
+	// cwd is the directory the part runs in, "" if unknown.
+	cwd string
+	// args are a command's arguments (Words after the name) as resolved.
+	args []word
+	// inputs are the targets of the input redirections (`< file`) of the
+	// statement this part is the first command of.
+	inputs []word
 }
 
 // ClassifyCommand parses command (bash syntax) and returns its parts, each
@@ -302,10 +312,11 @@ func (c *classifier) stmt(f frame, sc *scope, st *syntax.Stmt, in *pipeIn) {
 	if st == nil {
 		return
 	}
+	first := len(c.parts)
 	if st.Cmd != nil {
 		c.command(f, sc, st, in)
 	}
-	c.redirects(f, sc, st)
+	c.redirects(f, sc, st, first)
 }
 
 // copyScope returns a copy of sc for a subshell or a branch.

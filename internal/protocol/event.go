@@ -113,6 +113,11 @@ type Event struct {
 	// Restore reports an undo or rewind (checkpoint.restored,
 	// conversation.rewound).
 	Restore *Restore `json:"restore,omitempty"`
+	// FinishReason is why the model stopped an answer (message.completed
+	// of an assistant message), as the provider said: "stop",
+	// "tool_calls", "length" (out of output tokens), "content_filter"
+	// (refused)…
+	FinishReason string `json:"finishReason,omitempty"`
 }
 
 // Stored reports whether events of type t are kept in the store. Deltas are

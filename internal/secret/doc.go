@@ -20,7 +20,8 @@
 // or a child's environment: errors name the provider and the store, never
 // the value, and Redact hides a value that another party echoes back.
 //
-// The package imports no other mx-claw package, so any package may import
+// The package imports no other mx-claw package but safefile (the files are
+// read only if regular, never more than 1 MiB), so any package may import
 // it; in practice app builds one Chain per process and hands it to the
 // front ends (modelcmd, cli).
 package secret

@@ -15,6 +15,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // Files of the encrypted store, inside the mx-claw home.
@@ -141,12 +143,12 @@ func (f *File) update(change func(map[string]string) bool) error {
 // load reads and decrypts secrets.json. A missing file is an empty map;
 // with create, a missing key file is then created (callers hold the lock).
 func (f *File) load(create bool) ([]byte, map[string]string, error) {
-	data, err := os.ReadFile(f.Path())
+	data, err := safefile.ReadFile(f.Path(), safefile.DefaultMax)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read secrets file %s: %w", f.Path(), err)
 	}
-	key, err := os.ReadFile(f.keyPath())
+	key, err := safefile.ReadFile(f.keyPath(), safefile.DefaultMax)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && exists:
 		return nil, nil, f.damaged(fmt.Sprintf("has no key: %s is missing", f.keyPath()), "restore "+KeyFileName+" from a backup")

@@ -13,7 +13,8 @@ import (
 const MaxLineSize = 16 << 20
 
 // ErrLineTooLong is returned by a Reader that met a line longer than
-// MaxLineSize. The stream cannot be read further.
+// MaxLineSize, or an event whose data lines add up to more than that. The
+// stream cannot be read further.
 var ErrLineTooLong = errors.New("sse: line too long")
 
 // Event is one dispatched event.
@@ -113,6 +114,11 @@ func (r *Reader) NextRaw() (RawEvent, error) {
 			continue
 		}
 		r.field(line)
+		if len(r.data) > MaxLineSize {
+			// Many data lines make one event: cap it like one line.
+			r.err = ErrLineTooLong
+			return RawEvent{}, r.err
+		}
 	}
 	err := r.sc.Err()
 	switch {

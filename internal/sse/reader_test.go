@@ -215,6 +215,22 @@ func TestReaderLineTooLong(t *testing.T) {
 	}
 }
 
+// TestReaderEventTooLong: an event of many data lines, each short, is
+// capped like one line, so a stream without blank lines cannot make the
+// reader hold it all.
+func TestReaderEventTooLong(t *testing.T) {
+	t.Parallel()
+	line := "data: " + strings.Repeat("y", 1<<20) + "\n"
+	var b strings.Builder
+	for b.Len() <= MaxLineSize+len(line) {
+		b.WriteString(line)
+	}
+	_, err := readAll(t, strings.NewReader(b.String()))
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("err = %v, want ErrLineTooLong", err)
+	}
+}
+
 // repeatReader yields n copies of b without holding them in memory.
 type repeatReader struct {
 	b byte

@@ -60,6 +60,7 @@ WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, session
 	}
 	defer rows.Close()
 	out := []protocol.Approval{}
+	var bad []badRow
 	for rows.Next() {
 		var a protocol.Approval
 		var call, rem []byte
@@ -69,10 +70,12 @@ WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, session
 			return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
 		}
 		if err := json.Unmarshal(call, &a.Call); err != nil {
-			return nil, fmt.Errorf("pending approvals: approval %s: call: %w", a.ID, err)
+			bad = append(bad, badRow{TableApprovals, sessionID, a.ID, 0, call, fmt.Errorf("call: %w", err)})
+			continue
 		}
 		if err := json.Unmarshal(rem, &a.Remaining); err != nil {
-			return nil, fmt.Errorf("pending approvals: approval %s: remaining: %w", a.ID, err)
+			bad = append(bad, badRow{TableApprovals, sessionID, a.ID, 0, rem, fmt.Errorf("remaining calls: %w", err)})
+			continue
 		}
 		if len(a.Remaining) == 0 {
 			a.Remaining = nil
@@ -81,6 +84,10 @@ WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, session
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+	}
+	rows.Close()
+	if err := s.quarantine(ctx, bad); err != nil {
 		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
 	}
 	return out, nil

@@ -29,7 +29,8 @@ type History interface {
 	Search(ctx context.Context, q SearchQuery) ([]protocol.SearchHit, error)
 	// DeleteSession removes a session and everything stored with it: its
 	// transcript, events, approvals, queued input, file versions, file
-	// changes, rewinds, search index rows and its session grants. The
+	// changes, rewinds, search index rows, quarantined rows and its
+	// session grants. The
 	// permission audit is kept. A session whose lease a live owner holds
 	// is refused with *LeaseHeldError; a missing one is ErrNotFound.
 	DeleteSession(ctx context.Context, id string) error
@@ -341,6 +342,7 @@ func (s *SQLite) DeleteSession(ctx context.Context, id string) error {
 	for _, q := range []string{
 		`DELETE FROM leases WHERE session_id = ?`,
 		`DELETE FROM permission_grants WHERE scope = 'session:' || ?`,
+		`DELETE FROM quarantine WHERE session_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("delete session %s: %w", id, err)

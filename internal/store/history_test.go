@@ -199,6 +199,10 @@ func TestDeleteSession(t *testing.T) {
 	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "ap", SessionID: "s1", Call: protocol.ToolCall{ID: "c", Name: "x"}}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO quarantine (tbl, session_id, key, content, error, quarantined_at)
+VALUES ('messages', 's1', '9', 'x', 'bad', 0)`); err != nil {
+		t.Fatal(err)
+	}
 	if id, err := s.ImportedSession(ctx, "claude", "abc"); err != nil || id != "s1" {
 		t.Fatalf("imported = %q, %v", id, err)
 	}
@@ -221,7 +225,7 @@ func TestDeleteSession(t *testing.T) {
 		"messages": "session_id = 's1'", "events": "session_id = 's1'", "approvals": "session_id = 's1'",
 		"file_versions": "session_id = 's1'", "file_changes": "session_id = 's1'", "rewinds": "session_id = 's1'",
 		"messages_fts": "session_id = 's1'", "session_sources": "session_id = 's1'", "leases": "session_id = 's1'",
-		"permission_grants": "scope = 'session:s1'",
+		"permission_grants": "scope = 'session:s1'", "quarantine": "session_id = 's1'",
 	} {
 		var n int
 		if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE "+where).Scan(&n); err != nil || n != 0 {
@@ -247,7 +251,7 @@ func TestSearchIndexBackfilled(t *testing.T) {
 	if _, err := s.AppendMessage(ctx, "s1", &protocol.Message{Role: protocol.RoleUser, Content: "ancient ocelot"}); err != nil {
 		t.Fatal(err)
 	}
-	// Undo the index as a database from before migration 7 would be, and
+	// Undo the index as a database from before migration 9 would be, and
 	// run the migration's backfill again.
 	all, err := loadMigrations()
 	if err != nil {
@@ -255,12 +259,12 @@ func TestSearchIndexBackfilled(t *testing.T) {
 	}
 	var backfill string
 	for _, m := range all {
-		if strings.HasPrefix(m.name, "0007_") {
+		if strings.HasPrefix(m.name, "0009_") {
 			backfill = m.sql[strings.Index(m.sql, "INSERT INTO messages_fts (rowid, body, session_id, seq, role)\nSELECT"):]
 		}
 	}
 	if backfill == "" {
-		t.Fatal("no backfill in migration 7")
+		t.Fatal("no backfill in migration 9")
 	}
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM messages_fts`); err != nil {
 		t.Fatal(err)

@@ -170,3 +170,8 @@ func (s *SQLite) GetLease(ctx context.Context, sessionID string) (protocol.Lease
 	}
 	return protocol.Lease{SessionID: sessionID, Owner: owner, ExpiresAt: fromMS(expires)}, nil
 }
+
+// ProcessAlive reports whether the process with this pid runs on this
+// host (every process counts as running where that cannot be told). Other
+// packages use it to tell what a dead process of this host left behind.
+func ProcessAlive(pid int) bool { return processAlive(pid) }

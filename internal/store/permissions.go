@@ -89,24 +89,27 @@ FROM permission_audit WHERE ? = '' OR session_id = ? ORDER BY id LIMIT ?`, sessi
 	return out, rows.Err()
 }
 
-// SetTrusted records that the user trusts the workspace at path.
-func (s *SQLite) SetTrusted(ctx context.Context, path string) error {
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO trusted_workspaces (path, created_at) VALUES (?, ?)
-ON CONFLICT (path) DO NOTHING`, path, ms(s.now())); err != nil {
+// SetTrusted records that the user trusts the workspace at path, as the
+// folder identity names, replacing an older record of the path.
+func (s *SQLite) SetTrusted(ctx context.Context, path, identity string) error {
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO trusted_workspaces (path, created_at, identity) VALUES (?, ?, ?)
+ON CONFLICT (path) DO UPDATE SET identity = excluded.identity, created_at = excluded.created_at`,
+		path, ms(s.now()), identity); err != nil {
 		return fmt.Errorf("trust %s: %w", path, err)
 	}
 	return nil
 }
 
-// Trusted reports whether the user trusts the workspace at path.
-func (s *SQLite) Trusted(ctx context.Context, path string) (bool, error) {
-	var one int
-	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM trusted_workspaces WHERE path = ?`, path).Scan(&one)
+// Trusted reports whether the user trusted the workspace at path, and the
+// identity of the folder it trusted ("" for a record older than identities).
+func (s *SQLite) Trusted(ctx context.Context, path string) (string, bool, error) {
+	var identity string
+	err := s.r.QueryRowContext(ctx, `SELECT identity FROM trusted_workspaces WHERE path = ?`, path).Scan(&identity)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return "", false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("trust of %s: %w", path, err)
+		return "", false, fmt.Errorf("trust of %s: %w", path, err)
 	}
-	return true, nil
+	return identity, true, nil
 }

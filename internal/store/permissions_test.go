@@ -47,15 +47,15 @@ func TestGrantsAuditTrust(t *testing.T) {
 		t.Errorf("audit of all: %d entries", len(a))
 	}
 
-	if ok, err := s.Trusted(ctx, "/ws"); ok || err != nil {
+	if _, ok, err := s.Trusted(ctx, "/ws"); ok || err != nil {
 		t.Errorf("Trusted before SetTrusted: %v, %v", ok, err)
 	}
-	if err := s.SetTrusted(ctx, "/ws"); err != nil {
+	if err := s.SetTrusted(ctx, "/ws", "old"); err != nil {
 		t.Fatal(err)
 	}
-	s.SetTrusted(ctx, "/ws")
-	if ok, err := s.Trusted(ctx, "/ws"); !ok || err != nil {
-		t.Errorf("Trusted after SetTrusted: %v, %v", ok, err)
+	s.SetTrusted(ctx, "/ws", "id-1")
+	if id, ok, err := s.Trusted(ctx, "/ws"); !ok || err != nil || id != "id-1" {
+		t.Errorf("Trusted after SetTrusted: %q, %v, %v", id, ok, err)
 	}
 }
 

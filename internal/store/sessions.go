@@ -69,10 +69,14 @@ func (s *SQLite) GetSession(ctx context.Context, id string) (*protocol.Session, 
 func (s *SQLite) ListSessions(ctx context.Context, opts ListOptions) ([]protocol.Session, error) {
 	var q strings.Builder
 	var args []any
-	q.WriteString(`SELECT ` + sessionColumns + ` FROM sessions`)
+	q.WriteString(`SELECT ` + sessionColumns + ` FROM sessions WHERE 1`)
 	if opts.Workspace != "" {
-		q.WriteString(` WHERE workspace = ?`)
+		q.WriteString(` AND workspace = ?`)
 		args = append(args, opts.Workspace)
+	}
+	if opts.Status != "" {
+		q.WriteString(` AND status = ?`)
+		args = append(args, string(opts.Status))
 	}
 	q.WriteString(` ORDER BY updated_at DESC, rowid DESC`)
 	if opts.Limit > 0 {

@@ -14,11 +14,16 @@ import (
 const (
 	qBumpSession = `UPDATE sessions SET message_count = message_count + ?, updated_at = ?
 WHERE id = ?`
-	qNextMessageSeq = `SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?`
-	qInsertMessage  = `INSERT INTO messages (session_id, seq, role, content, created_at)
+	// A number set aside in the quarantine is never given again.
+	qNextMessageSeq = `SELECT MAX(
+COALESCE((SELECT MAX(seq) FROM messages WHERE session_id = ?1), 0),
+COALESCE((SELECT MAX(seq) FROM quarantine WHERE session_id = ?1 AND tbl = 'messages'), 0)) + 1`
+	qInsertMessage = `INSERT INTO messages (session_id, seq, role, content, created_at)
 VALUES (?, ?, ?, ?, ?)`
-	qNextEventSeq = `SELECT COALESCE(MAX(sequence), 0) + 1 FROM events WHERE session_id = ?`
-	qInsertEvent  = `INSERT INTO events (session_id, sequence, type, payload, created_at)
+	qNextEventSeq = `SELECT MAX(
+COALESCE((SELECT MAX(sequence) FROM events WHERE session_id = ?1), 0),
+COALESCE((SELECT MAX(seq) FROM quarantine WHERE session_id = ?1 AND tbl = 'events'), 0)) + 1`
+	qInsertEvent = `INSERT INTO events (session_id, sequence, type, payload, created_at)
 VALUES (?, ?, ?, ?, ?)`
 	qUpdateSession = `UPDATE sessions SET title = ?, model = ?, status = ?,
 last_error = ?, input_tokens = ?, output_tokens = ?, cached_tokens = ?,

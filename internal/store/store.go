@@ -8,6 +8,9 @@
 // the core. Open returns the SQLite implementation: one database file, WAL
 // mode, a cgo-free driver and versioned migrations.
 //
+// A record that cannot be decoded is moved to a quarantine table with a
+// warning event instead of failing every read of its session (quarantine.go).
+//
 // Any package may import store except the front ends (tui, repl, headless),
 // which see sessions only through the core.
 package store
@@ -51,6 +54,8 @@ type ListOptions struct {
 	Workspace string
 	// Limit caps the result; 0 means no cap.
 	Limit int
+	// Status, if set, keeps only sessions with that status.
+	Status protocol.SessionStatus
 }
 
 // Batch is what AppendBatch stores in one transaction.
@@ -141,6 +146,12 @@ type Store interface {
 	// TakeInputs removes and returns the session's queued inputs, oldest
 	// first.
 	TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
+	// QueuedInputs returns the session's queued inputs, oldest first,
+	// without taking them.
+	QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
+	// RemoveInput deletes one queued input before it is sent; an input
+	// that is not queued (never was, or already taken) is ErrNotFound.
+	RemoveInput(ctx context.Context, sessionID string, id int64) error
 
 	// AddGrant stores a rule that allows calls without asking in a scope
 	// ("session:<id>" or a workspace path); an existing grant is kept.
@@ -153,10 +164,11 @@ type Store interface {
 	// sessionID is empty), oldest first; limit 0 means all.
 	Audit(ctx context.Context, sessionID string, limit int) ([]protocol.AuditEntry, error)
 	// SetTrusted records that the user trusts the workspace at path, so
-	// its own settings and hooks apply.
-	SetTrusted(ctx context.Context, path string) error
-	// Trusted reports whether the workspace at path is trusted.
-	Trusted(ctx context.Context, path string) (bool, error)
+	// its own settings and hooks apply, as the folder identity names.
+	SetTrusted(ctx context.Context, path, identity string) error
+	// Trusted reports whether the workspace at path was trusted, and the
+	// identity of the folder that was trusted then.
+	Trusted(ctx context.Context, path string) (identity string, ok bool, err error)
 
 	// RecordFile stores the version of a file the session last read or
 	// wrote (its read-before-write guard), replacing the previous one.
@@ -166,6 +178,12 @@ type Store interface {
 
 	// Compactions returns the session's compaction records, oldest first.
 	Compactions(ctx context.Context, sessionID string) ([]protocol.Compaction, error)
+
+	// Quarantined returns the records of a session ("" for every
+	// session) that could not be decoded and were set aside, oldest
+	// first: with all false, only those not resolved yet (see
+	// quarantine.go).
+	Quarantined(ctx context.Context, sessionID string, all bool) ([]QuarantinedRow, error)
 
 	// Close closes the store.
 	Close() error

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -197,6 +198,7 @@ func (s *SQLite) Messages(ctx context.Context, sessionID string, afterSeq int64)
 	}
 	defer rows.Close()
 	out := []protocol.Message{}
+	var bad []badRow
 	for rows.Next() {
 		var seq int64
 		var content []byte
@@ -205,12 +207,17 @@ func (s *SQLite) Messages(ctx context.Context, sessionID string, afterSeq int64)
 		}
 		var m protocol.Message
 		if err := json.Unmarshal(content, &m); err != nil {
-			return nil, fmt.Errorf("messages: session %s: message %d: %w", sessionID, seq, err)
+			bad = append(bad, badRow{TableMessages, sessionID, strconv.FormatInt(seq, 10), seq, content, err})
+			continue
 		}
 		m.Seq = seq
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
+	}
+	rows.Close()
+	if err := s.quarantine(ctx, bad); err != nil {
 		return nil, fmt.Errorf("messages: session %s: %w", sessionID, err)
 	}
 	return out, nil
@@ -266,6 +273,7 @@ func (s *SQLite) Events(ctx context.Context, sessionID string, afterSeq int64, l
 	}
 	defer rows.Close()
 	out := []protocol.Event{}
+	var bad []badRow
 	for rows.Next() {
 		var seq int64
 		var payload []byte
@@ -274,12 +282,17 @@ func (s *SQLite) Events(ctx context.Context, sessionID string, afterSeq int64, l
 		}
 		var e protocol.Event
 		if err := json.Unmarshal(payload, &e); err != nil {
-			return nil, fmt.Errorf("events: session %s: event %d: %w", sessionID, seq, err)
+			bad = append(bad, badRow{TableEvents, sessionID, strconv.FormatInt(seq, 10), seq, payload, err})
+			continue
 		}
 		e.Sequence = seq
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
+	}
+	rows.Close()
+	if err := s.quarantine(ctx, bad); err != nil {
 		return nil, fmt.Errorf("events: session %s: %w", sessionID, err)
 	}
 	return out, nil

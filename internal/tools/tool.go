@@ -11,6 +11,9 @@
 // boundary is enforced (paths resolved with symlinks followed, confined to
 // the root and allowed directories, .git never written, file operations
 // through os.Root), and Truncate, which caps text shown to the model.
+// OutputFiles keeps the whole output of a call whose result is cut, and
+// TempJournal lists the temporary files of atomic writes so that those a
+// killed process left can be removed at the next start.
 //
 // Who may import it: the agent (to validate and run calls), the MCP
 // adapter (to wrap MCP tools as Tools), tools/builtin and the agent's
@@ -21,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
@@ -87,4 +91,31 @@ type Env struct {
 	// History, if set, returns the session's stored transcript, whole
 	// (read_tool_output, search_history read it).
 	History func() ([]protocol.Message, error)
+	// Commands runs shell commands in the session's sandbox; nil runs
+	// them without one (tests of the tools alone).
+	Commands *execx.Runner
+	// CallID is the id of the call being run.
+	CallID string
+	// Outputs, if set, keeps the whole output of calls whose result is
+	// cut (run_command writes, read_tool_output reads).
+	Outputs *OutputFiles
+	// CommandSetup is shell text run_command evaluates in the command's
+	// shell before each command, its output discarded: what SessionStart
+	// hooks wrote to Claude Code's CLAUDE_ENV_FILE, so that their exports
+	// reach the session's commands.
+	CommandSetup string
+	// Hidden, if set, reports whether the file or directory at a
+	// canonical absolute path must be left out of what a tool reads: a
+	// deny rule or a secret store covers it. grep, glob and list_dir skip
+	// such entries and everything beneath them.
+	Hidden func(abs string) bool
+	// Editor, if set, is the user's editor: the file tools read and
+	// write text files through it (see Editor).
+	Editor Editor
+}
+
+// IsHidden reports whether env hides the canonical path abs (see
+// Env.Hidden); nothing is hidden without an Env or a Hidden func.
+func (env *Env) IsHidden(abs string) bool {
+	return env != nil && env.Hidden != nil && env.Hidden(abs)
 }

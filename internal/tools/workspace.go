@@ -34,6 +34,16 @@ const maxSymlinkHops = 40
 type Workspace struct {
 	root    string   // absolute and canonical
 	allowed []string // absolute and canonical, none inside root
+	temps   *TempJournal
+}
+
+// WithTempJournal returns a copy of w whose atomic writes record their
+// temporary files in j, so a later start can remove those a killed process
+// left (see TempJournal).
+func (w *Workspace) WithTempJournal(j *TempJournal) *Workspace {
+	c := *w
+	c.temps = j
+	return &c
 }
 
 // target is a resolved path.
@@ -443,7 +453,9 @@ func (w *Workspace) WriteFileAtomic(p string, data []byte, perm fs.FileMode) (cr
 		return false, pathError("stat", t.rel, err)
 	}
 
-	tmp, err := writeTemp(r, dir, filepath.Base(t.sub), data, mode, !created)
+	tmp, err := writeTemp(r, dir, filepath.Base(t.sub), data, mode, !created, func(tmp string) {
+		w.temps.record(filepath.Join(t.base, tmp))
+	})
 	if err != nil {
 		return false, pathError("write", t.rel, err)
 	}
@@ -465,7 +477,8 @@ func joinRelDir(t target, dir string) string {
 // writeTemp writes data to a new hidden temporary file next to name in dir
 // and returns its path relative to r. With exact set the file's mode is
 // set to mode regardless of the umask (to keep an existing file's mode).
-func writeTemp(r *os.Root, dir, name string, data []byte, mode fs.FileMode, exact bool) (string, error) {
+// Before it creates the file it tells record the file's path.
+func writeTemp(r *os.Root, dir, name string, data []byte, mode fs.FileMode, exact bool, record func(tmp string)) (string, error) {
 	var (
 		tmp string
 		f   *os.File
@@ -473,6 +486,7 @@ func writeTemp(r *os.Root, dir, name string, data []byte, mode fs.FileMode, exac
 	)
 	for range 10 {
 		tmp = filepath.Join(dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		record(tmp)
 		f, err = r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if !errors.Is(err, fs.ErrExist) {
 			break

@@ -57,3 +57,9 @@ type Backend interface {
 	// there is nothing to compact yet.
 	Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) (bool, error)
 }
+
+// sandboxReporter is a Backend that names the command sandbox in force
+// ("sandbox: bwrap", "no sandbox"), shown on the status line.
+type sandboxReporter interface {
+	Sandbox() string
+}

@@ -2,9 +2,12 @@ package tui
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // maxHistory is how many inputs the history keeps.
@@ -24,7 +27,7 @@ type inputHistory struct {
 func loadHistory(path string) *inputHistory {
 	h := &inputHistory{path: path}
 	if path != "" {
-		if f, err := os.Open(path); err == nil {
+		if f, _, err := safefile.Open(path); err == nil {
 			sc := bufio.NewScanner(f)
 			sc.Buffer(make([]byte, 64<<10), 4<<20)
 			for sc.Scan() {
@@ -93,3 +96,35 @@ func (h *inputHistory) next() (string, bool) {
 	}
 	return h.entries[h.pos], true
 }
+
+// drop removes the latest entry equal to s, from memory and from the file:
+// an input the hooks refused (a UserPromptSubmit block) is not kept.
+func (h *inputHistory) drop(s string) {
+	for i := len(h.entries) - 1; i >= 0; i-- {
+		if h.entries[i] == s {
+			h.entries = append(h.entries[:i], h.entries[i+1:]...)
+			break
+		}
+	}
+	h.pos = len(h.entries)
+	if h.path == "" {
+		return
+	}
+	data, err := os.ReadFile(h.path)
+	if err != nil {
+		return
+	}
+	want, _ := json.Marshal(s)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if bytes.Equal(bytes.TrimSuffix(lines[i], []byte("\n")), want) {
+			lines = append(lines[:i], lines[i+1:]...)
+			_ = os.WriteFile(h.path, bytes.Join(lines, nil), 0o600)
+			return
+		}
+	}
+}
+
+// promptErased is implemented by a turn's error when its prompt was
+// refused and must not be kept (agent.PromptBlockedError).
+type promptErased interface{ PromptErased() bool }

@@ -142,6 +142,7 @@ func (m *Model) submit() []tea.Cmd {
 	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)
+	m.turnInput = raw
 	return m.startTurn(send)
 }
 

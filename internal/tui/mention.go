@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mx-claw/mx-claw/internal/safefile"
 )
 
 // maxAttachBytes caps the content of one attached file.
@@ -79,7 +81,7 @@ func mentionCandidates(root, word string) []string {
 // relative path; negations and "**" are not understood (such lines are
 // skipped).
 func gitignored(root string) func(rel string, dir bool) bool {
-	data, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	data, err := safefile.ReadFile(filepath.Join(root, ".gitignore"), safefile.DefaultMax)
 	if err != nil {
 		return func(string, bool) bool { return false }
 	}
@@ -168,7 +170,7 @@ func readMention(root, typed string) (attachment, error) {
 	if !fi.Mode().IsRegular() {
 		return attachment{}, errNotText
 	}
-	f, err := os.Open(real)
+	f, _, err := safefile.Open(real)
 	if err != nil {
 		return attachment{}, err
 	}

@@ -102,10 +102,13 @@ type Model struct {
 	input         textarea.Model
 	spin          spinner.Model
 	hist          *inputHistory
+	turnInput     string // the input of the running turn, as typed
 
 	sess  protocol.Session
 	model string
 	mode  string
+	// sandbox names the command sandbox in force, for the status line.
+	sandbox string
 
 	// The turn.
 	events     chan tea.Msg
@@ -180,6 +183,9 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.input = newInput(th, opts.Width)
 	m.mode = opts.Backend.Mode()
+	if sb, ok := opts.Backend.(sandboxReporter); ok {
+		m.sandbox = sb.Sandbox()
+	}
 	m.setSession(opts.Session, opts.History)
 	return m
 }
@@ -639,6 +645,9 @@ func (m *Model) dropApproval(id string) {
 // turnDone prints how the turn ended and what it cost.
 func (m *Model) turnDone(err error) []tea.Cmd {
 	m.busy = false
+	if pe := promptErased(nil); errors.As(err, &pe) && pe.PromptErased() {
+		m.hist.drop(m.turnInput)
+	}
 	if s := strings.TrimSpace(m.reasoning.String()); s != "" {
 		m.lastReasoning = s
 		m.print(m.r.reasoning(s))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -472,5 +473,25 @@ func TestCompactCommand(t *testing.T) {
 	h.typeLine("/help")
 	if !strings.Contains(h.screen(), "/compact") {
 		t.Errorf("/help lacks /compact")
+	}
+}
+
+// erasedErr is a turn error whose prompt a hook refused.
+type erasedErr struct{}
+
+func (erasedErr) Error() string      { return "prompt blocked by a UserPromptSubmit hook: no secrets" }
+func (erasedErr) PromptErased() bool { return true }
+
+func TestBlockedPromptLeavesNoHistory(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("/help")
+	h.typeLine("my password is hunter2")
+	h.send(turnDoneMsg{err: fmt.Errorf("turn: %w", erasedErr{})})
+	again := loadHistory(h.m.opts.HistoryFile)
+	if len(again.entries) != 1 || again.entries[0] != "/help" || len(h.m.hist.entries) != 1 {
+		t.Errorf("history after a blocked prompt: file %q, memory %q", again.entries, h.m.hist.entries)
+	}
+	if !strings.Contains(h.screen(), "no secrets") {
+		t.Errorf("the block's reason is not shown:\n%s", h.screen())
 	}
 }

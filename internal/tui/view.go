@@ -173,6 +173,9 @@ func (m *Model) pickerView() []string {
 // session, cut to the width.
 func (m *Model) statusLine() string {
 	parts := []string{clean(m.model), m.mode}
+	if m.sandbox != "" {
+		parts = append(parts, m.sandbox)
+	}
 	if m.ctxPercent > 0 {
 		parts = append(parts, fmt.Sprintf("ctx %.0f%%", m.ctxPercent))
 	}

@@ -115,7 +115,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.
 		}
 		resp, retryAfter, err := c.send(ctx, body)
 		if err == nil {
-			return c.read(ctx, resp, onDelta)
+			return c.read(ctx, resp, req, onDelta)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -218,7 +218,7 @@ func (c *Client) retryAfter(h http.Header) time.Duration {
 }
 
 // read decodes a 2xx response and closes its body.
-func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm.Delta)) (*llm.Response, error) {
+func (c *Client) read(ctx context.Context, resp *http.Response, req *llm.Request, onDelta func(llm.Delta)) (*llm.Response, error) {
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); len(ct) >= 16 && strings.EqualFold(ct[:16], "application/json") {
 		return nil, jsonInsteadOfStream(resp)
@@ -228,6 +228,7 @@ func (c *Client) read(ctx context.Context, resp *http.Response, onDelta func(llm
 		d = new(decoder)
 	}
 	d.reset(resp.Body, onDelta)
+	d.limit(req)
 	out, err := d.run(ctx)
 	if err != nil {
 		// The decoder may be mid-value; let it go.

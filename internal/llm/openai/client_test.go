@@ -223,7 +223,7 @@ func TestNotRetried(t *testing.T) {
 		{
 			name:    "retry-after beyond the bound",
 			handler: status(429, map[string]string{"Retry-After": "3600"}, "come back later"),
-			wantErr: "provider returned 429 Too Many Requests: come back later",
+			wantErr: "provider returned 429 Too Many Requests: come back later (it asks to wait 1h before the next request)",
 		},
 	}
 	for _, tt := range tests {

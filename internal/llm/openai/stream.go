@@ -173,6 +173,15 @@ type decoder struct {
 	resp      llm.Response
 	done      bool // [DONE] seen
 	events    int
+	// maxAnswer caps the text and reasoning together (0: no cap).
+	maxAnswer int
+}
+
+// limit sets the caps of the request whose response d decodes next
+// (llm.Request.MaxAnswerBytes and MaxArgumentBytes).
+func (d *decoder) limit(req *llm.Request) {
+	d.maxAnswer = req.MaxAnswerBytes
+	d.calls.MaxArgs = req.MaxArgumentBytes
 }
 
 // reset readies d to decode body, or, with a nil body, drops its
@@ -192,6 +201,8 @@ func (d *decoder) reset(body io.Reader, onDelta func(llm.Delta)) {
 	d.resp = llm.Response{}
 	d.done = false
 	d.events = 0
+	d.maxAnswer = 0
+	d.calls.MaxArgs = 0
 }
 
 // run decodes the stream. It returns ctx's error if ctx ends first.
@@ -254,16 +265,24 @@ func (d *decoder) event(ev sse.RawEvent) error {
 	}
 	for i := range c.Choices {
 		if ch := &c.Choices[i]; ch.Index == 0 {
-			d.choice(ch)
+			if err := d.choice(ch); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// choice handles the delta of choice 0.
-func (d *decoder) choice(ch *chunkChoice) {
+// choice handles the delta of choice 0. It fails with a *llm.TooLargeError
+// when the answer or the dropped arguments go past their caps; the piece
+// that would pass the cap is neither kept nor reported.
+func (d *decoder) choice(ch *chunkChoice) error {
 	dl := &ch.Delta
-	if r := cmpOr(dl.ReasoningContent, dl.Reasoning); r != "" {
+	r := cmpOr(dl.ReasoningContent, dl.Reasoning)
+	if d.maxAnswer > 0 && d.text.Len()+d.reasoning.Len()+len(r)+len(dl.Content) > d.maxAnswer {
+		return &llm.TooLargeError{What: "answer", Limit: int64(d.maxAnswer)}
+	}
+	if r != "" {
 		d.reasoning.WriteString(r)
 		d.emit(llm.DeltaReasoning, r)
 	}
@@ -275,9 +294,13 @@ func (d *decoder) choice(ch *chunkChoice) {
 		tc := &dl.ToolCalls[i]
 		d.calls.Add(tc.Index.get(), tc.ID, tc.Function.Name, tc.Function.Arguments)
 	}
+	if d.calls.Dropped() > llm.MaxDroppedBytes {
+		return &llm.TooLargeError{What: "tool-call arguments", Limit: llm.MaxDroppedBytes}
+	}
 	if ch.FinishReason != "" {
 		d.resp.FinishReason = ch.FinishReason
 	}
+	return nil
 }
 
 func cmpOr(a, b string) string {

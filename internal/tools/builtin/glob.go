@@ -120,6 +120,12 @@ func (t *glob) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (t
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if env.IsHidden(dir.abs(rel)) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			return nil
 		}
@@ -263,6 +269,11 @@ func (d *searchDir) display(rel string) string {
 	return filepath.Join(d.base, filepath.FromSlash(rel))
 }
 
+// abs turns a path relative to d.base into an absolute one.
+func (d *searchDir) abs(rel string) string {
+	return filepath.Join(d.base, filepath.FromSlash(rel))
+}
+
 // relToSearch turns a path relative to d.base into one relative to the
 // searched directory.
 func (d *searchDir) relToSearch(rel string) string {
@@ -285,6 +296,10 @@ type walkFS struct {
 func (w walkFS) Open(name string) (fs.File, error) { return w.root.FS().Open(name) }
 
 func (w walkFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(w.root.FS(), name) }
+
+// Stat lets a reader check what a name is before opening it (opening a
+// named pipe would block).
+func (w walkFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(w.root.FS(), name) }
 
 func (w walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {

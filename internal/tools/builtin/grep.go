@@ -159,6 +159,9 @@ type grepQuery struct {
 	context  int
 	max      int
 	noIgnore bool // the searched directory is itself ignored
+	// hide reports a path (relative to the searched tree's base) to
+	// leave out: a deny rule or a secret store covers it.
+	hide func(rel string) bool
 }
 
 func newGrepQuery(a grepArgs) (*grepQuery, error) {
@@ -253,6 +256,7 @@ func (f *fileHits) addContext(num int, text string, cut bool) {
 type collector struct {
 	max   int
 	limit int
+	hide  func(rel string) bool // paths never kept or counted; may be nil
 
 	mu         sync.Mutex
 	files      []*fileHits // kept, sorted by path
@@ -263,7 +267,7 @@ type collector struct {
 }
 
 func newCollector(q *grepQuery, limit int) *collector {
-	return &collector{max: q.max, limit: limit}
+	return &collector{max: q.max, limit: limit, hide: q.hide}
 }
 
 // full reports whether a file at p can no longer be shown, so its lines
@@ -283,7 +287,7 @@ func (c *collector) isStopped() bool {
 
 // add records a file's hits and reports whether to stop searching.
 func (c *collector) add(f *fileHits) (stop bool) {
-	if f.matches == 0 {
+	if f.matches == 0 || c.hide != nil && c.hide(f.path) {
 		return false
 	}
 	c.mu.Lock()
@@ -332,6 +336,9 @@ func (t *grep) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (t
 		return tools.Result{}, err
 	}
 
+	// Files a deny rule or a secret store covers are left out, whichever
+	// engine finds them.
+	q.hide = func(rel string) bool { return env.IsHidden(d.abs(rel)) }
 	c := newCollector(q, t.countLimit)
 	if t.rg != "" {
 		err = t.searchRG(ctx, q, d, c)

@@ -106,6 +106,12 @@ func (t *grep) searchGo(ctx context.Context, q *grepQuery, d *searchDir, c *coll
 				return fs.SkipAll
 			}
 		}
+		if q.hide != nil && q.hide(rel) {
+			if e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		switch {
 		case strings.HasPrefix(e.Name(), "."):
 			if e.IsDir() {

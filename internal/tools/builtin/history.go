@@ -1,11 +1,15 @@
 package builtin
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -22,10 +26,10 @@ const readToolOutputSchema = `{
   "type": "object",
   "properties": {
     "seq": {"type": "integer", "minimum": 1, "description": "The message number given in the marker of a cut result."},
+    "call_id": {"type": "string", "minLength": 1, "description": "Instead of seq: the id of the tool call whose result said its whole output is kept."},
     "offset": {"type": "integer", "minimum": 1, "description": "The 1-based line to start at. Default 1."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "How many lines. Default 500."}
   },
-  "required": ["seq"],
   "additionalProperties": false
 }`
 
@@ -59,9 +63,10 @@ type readToolOutput struct{}
 func NewReadToolOutput() tools.Tool { return readToolOutput{} }
 
 type readToolOutputArgs struct {
-	Seq    int64 `json:"seq"`
-	Offset int   `json:"offset"`
-	Limit  int   `json:"limit"`
+	Seq    int64  `json:"seq"`
+	CallID string `json:"call_id"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
 }
 
 func (readToolOutput) Name() string            { return "read_tool_output" }
@@ -71,8 +76,11 @@ func (readToolOutput) Risk() tools.Risk        { return tools.RiskRead }
 func (readToolOutput) ConcurrencySafe() bool   { return true }
 func (readToolOutput) Summary(args json.RawMessage) string {
 	var a readToolOutputArgs
-	if decodeArgs(args, &a) != nil {
+	switch {
+	case decodeArgs(args, &a) != nil:
 		return "Read a stored output"
+	case a.Seq == 0 && a.CallID != "":
+		return fmt.Sprintf("Read the output of call %s", a.CallID)
 	}
 	return fmt.Sprintf("Read stored message %d", a.Seq)
 }
@@ -82,38 +90,129 @@ func (readToolOutput) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if err := decodeArgs(args, &a); err != nil {
 		return tools.Result{}, err
 	}
+	if (a.Seq == 0) == (a.CallID == "") {
+		return tools.Result{}, errors.New("give either seq or call_id")
+	}
 	msgs, err := sessionHistory(env)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	for _, m := range msgs {
-		if m.Seq != a.Seq {
-			continue
+	var m *protocol.Message
+	for i := range msgs {
+		if a.Seq != 0 && msgs[i].Seq == a.Seq || a.CallID != "" && msgs[i].Role == protocol.RoleTool && msgs[i].ToolCallID == a.CallID {
+			m = &msgs[i] // the last result of a call id wins
 		}
-		lines := strings.Split(strings.TrimRight(m.Content, "\n"), "\n")
-		offset, limit := max(a.Offset, 1), a.Limit
-		if limit <= 0 {
-			limit = 500
-		}
-		if offset > len(lines) {
-			return tools.Result{}, fmt.Errorf("message %d has %d lines; offset %d is past its end", a.Seq, len(lines), offset)
-		}
-		end := min(len(lines), offset-1+limit)
-		var b strings.Builder
-		fmt.Fprintf(&b, "Message %d (%s", m.Seq, m.Role)
-		if m.ToolName != "" {
-			fmt.Fprintf(&b, ", %s result", m.ToolName)
-		}
-		fmt.Fprintf(&b, "), lines %d–%d of %d:\n", offset, end, len(lines))
-		for i := offset - 1; i < end; i++ {
-			fmt.Fprintf(&b, "%6d\t%s\n", i+1, lines[i])
-		}
-		if end < len(lines) {
-			fmt.Fprintf(&b, "[… call read_tool_output with seq=%d and offset %d to continue.]", a.Seq, end+1)
-		}
-		return tools.Result{Content: tools.Truncate(strings.TrimRight(b.String(), "\n"), 256<<10)}, nil
 	}
-	return tools.Result{}, fmt.Errorf("no message %d in this session", a.Seq)
+	if m == nil {
+		if a.Seq != 0 {
+			return tools.Result{}, fmt.Errorf("no message %d in this session", a.Seq)
+		}
+		return tools.Result{}, fmt.Errorf("no result of call %q in this session", a.CallID)
+	}
+	offset, limit := max(a.Offset, 1), a.Limit
+	if limit <= 0 {
+		limit = 500
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Message %d (%s", m.Seq, m.Role)
+	if m.ToolName != "" {
+		fmt.Fprintf(&b, ", %s result", m.ToolName)
+	}
+	var lines []string
+	total := 0
+	if f := keptOutput(env, m); f != nil {
+		defer f.Close()
+		b.WriteString(", its whole kept output")
+		if lines, total, err = fileLines(f, offset, limit); err != nil {
+			return tools.Result{}, fmt.Errorf("read the kept output of message %d: %w", m.Seq, err)
+		}
+	} else {
+		all := strings.Split(strings.TrimRight(m.Content, "\n"), "\n")
+		total = len(all)
+		if offset <= total {
+			lines = all[offset-1 : min(total, offset-1+limit)]
+		}
+	}
+	if offset > total {
+		return tools.Result{}, fmt.Errorf("message %d has %d lines; offset %d is past its end", m.Seq, total, offset)
+	}
+	end := offset - 1 + len(lines)
+	fmt.Fprintf(&b, "), lines %d–%d of %d:\n", offset, end, total)
+	for i, l := range lines {
+		fmt.Fprintf(&b, "%6d\t%s\n", offset+i, l)
+	}
+	if end < total {
+		ref := fmt.Sprintf("seq=%d", m.Seq)
+		if a.Seq == 0 {
+			ref = fmt.Sprintf("call_id=%q", a.CallID)
+		}
+		fmt.Fprintf(&b, "[… call read_tool_output with %s and offset %d to continue.]", ref, end+1)
+	}
+	return tools.Result{Content: tools.Truncate(strings.TrimRight(b.String(), "\n"), 256<<10)}, nil
+}
+
+// keptOutput opens the whole output kept for a tool result, or returns nil
+// when there is none.
+func keptOutput(env *tools.Env, m *protocol.Message) *os.File {
+	if env.Outputs == nil || m.Role != protocol.RoleTool || m.ToolCallID == "" {
+		return nil
+	}
+	f, err := env.Outputs.Open(m.ToolCallID)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// maxLineBytes caps one line read from a kept output: a command's output
+// need not have line ends at all.
+const maxLineBytes = 2000
+
+// fileLines reads lines [offset, offset+limit) of r, each cut at
+// maxLineBytes, and counts all its lines, without holding more than those.
+func fileLines(r io.Reader, offset, limit int) ([]string, int, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var out []string
+	n := 0
+	var cur []byte
+	lineLen := 0
+	flush := func() {
+		n++
+		if n >= offset && n < offset+limit {
+			l := strings.ToValidUTF8(string(cur), "\uFFFD")
+			if lineLen > maxLineBytes {
+				l += fmt.Sprintf("… [line cut: %d bytes]", lineLen)
+			}
+			out = append(out, l)
+		}
+		cur, lineLen = cur[:0], 0
+	}
+	pending := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			pending = true
+			body := bytes.TrimSuffix(chunk, []byte("\n"))
+			lineLen += len(body)
+			if room := maxLineBytes - len(cur); room > 0 {
+				cur = append(cur, body[:min(len(body), room)]...)
+			}
+			if len(chunk) > len(body) {
+				flush()
+				pending = false
+			}
+		}
+		switch {
+		case err == nil || errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			if pending {
+				flush()
+			}
+			return out, n, nil
+		default:
+			return nil, 0, err
+		}
+	}
 }
 
 // searchHistory is the search_history tool: finds text in the session's

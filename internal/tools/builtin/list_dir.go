@@ -118,7 +118,7 @@ func (t *listDir) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 		ign = ignore.New(ws.Root())
 	}
 
-	w := walker{ws: ws, ign: ign, maxDepth: depth, maxEntries: t.maxEntries}
+	w := walker{ws: ws, ign: ign, maxDepth: depth, maxEntries: t.maxEntries, hide: env.IsHidden}
 	top := &dirNode{name: rel, path: rel, abs: abs, isDir: true}
 	if err := w.walk(ctx, top); err != nil {
 		return tools.Result{}, err
@@ -139,6 +139,10 @@ type walker struct {
 	omittedDirs bool // some left out were directories, whose contents were not counted
 	ignored     int  // entries skipped by .gitignore
 	skippedGit  bool
+	// hide reports entries a deny rule or a secret store covers, which
+	// are left out (and counted in hidden).
+	hide   func(abs string) bool
+	hidden int
 }
 
 func (w *walker) walk(ctx context.Context, top *dirNode) error {
@@ -167,6 +171,10 @@ func (w *walker) walk(ctx context.Context, top *dirNode) error {
 				abs:   filepath.Join(n.abs, name),
 				depth: n.depth + 1,
 				isDir: e.IsDir(),
+			}
+			if w.hide != nil && w.hide(child.abs) {
+				w.hidden++
+				continue
 			}
 			if w.ign != nil && w.ign.Match(child.path, child.isDir) {
 				w.ignored++
@@ -211,7 +219,7 @@ func (w *walker) render(top *dirNode) string {
 		head += "/"
 	}
 	sb.WriteString(head)
-	if top.read && len(top.children) == 0 && w.ignored == 0 && !w.skippedGit {
+	if top.read && len(top.children) == 0 && w.ignored == 0 && w.hidden == 0 && !w.skippedGit {
 		sb.WriteString(" (empty)")
 	}
 	sb.WriteByte('\n')
@@ -258,6 +266,10 @@ func (w *walker) render(top *dirNode) string {
 	if w.ignored > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d %s matched by .gitignore",
 			w.ignored, plural(w.ignored, "entry", "entries")))
+	}
+	if w.hidden > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d %s that deny rules or secret stores cover",
+			w.hidden, plural(w.hidden, "entry", "entries")))
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(&sb, "[Skipped %s.]\n", strings.Join(skipped, " and "))

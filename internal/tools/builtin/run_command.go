@@ -32,6 +32,15 @@ const runCommandSchema = `{
       "minimum": 1,
       "maximum": 600,
       "description": "Seconds before the command is killed. Default 120, at most 600."
+    },
+    "escalate": {
+      "type": "boolean",
+      "description": "Run outside the sandbox. Only after a command failed because the sandbox denied a write or the network, and with a justification; the user is always asked."
+    },
+    "justification": {
+      "type": "string",
+      "maxLength": 300,
+      "description": "With escalate: one line telling the user why the command must run outside the sandbox."
     }
   },
   "required": ["command"],
@@ -57,9 +66,11 @@ func NewRunCommand(extraEnv ...string) tools.Tool {
 }
 
 type runCommandArgs struct {
-	Command string `json:"command"`
-	Workdir string `json:"workdir"`
-	Timeout int    `json:"timeout"`
+	Command       string `json:"command"`
+	Workdir       string `json:"workdir"`
+	Timeout       int    `json:"timeout"`
+	Escalate      bool   `json:"escalate"`
+	Justification string `json:"justification"`
 }
 
 func (*runCommand) Name() string            { return "run_command" }
@@ -76,6 +87,9 @@ func (*runCommand) Summary(args json.RawMessage) string {
 	if r := []rune(cmd); len(r) > 80 {
 		cmd = string(r[:79]) + "…"
 	}
+	if a.Escalate {
+		return "Run outside the sandbox: " + cmd
+	}
 	return "Run " + cmd
 }
 
@@ -90,6 +104,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	}
 	if strings.TrimSpace(a.Command) == "" {
 		return tools.Result{}, fmt.Errorf("the command is empty")
+	}
+	if a.Escalate && strings.TrimSpace(a.Justification) == "" {
+		return tools.Result{}, fmt.Errorf("escalate needs a one-line justification for the user")
 	}
 	dir := ws.Root()
 	if a.Workdir != "" {
@@ -111,12 +128,39 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	if env.Output != nil {
 		output = func(b []byte) { env.Output(string(b)) }
 	}
-	res, err := execx.Run(ctx, execx.Command{
-		Script: a.Command, Dir: dir, Env: rc.env, Timeout: timeout,
+	script := a.Command
+	if strings.TrimSpace(env.CommandSetup) != "" {
+		// eval runs it in the command's own shell, so its exports stay;
+		// a mistake in it fails only the eval, not the command.
+		script = "eval " + quoteShell(env.CommandSetup) + " >/dev/null 2>&1\n" + script
+	}
+	runner := env.Commands
+	if a.Escalate {
+		runner = runner.Unconfined()
+	}
+	// The whole output goes to a file as it comes; it is kept only if the
+	// result has to be cut.
+	var spill *tools.OutputFile
+	if env.Outputs != nil && env.CallID != "" {
+		spill, _ = env.Outputs.Create(env.CallID)
+	}
+	cmd := execx.Command{
+		Script: script, Dir: dir, Env: rc.env, Timeout: timeout,
 		MaxOutput: maxCommandOutput, Output: output,
-	})
+	}
+	if spill != nil {
+		cmd.Spill = spill
+	}
+	res, err := runner.Run(ctx, cmd)
 	if err != nil {
+		if spill != nil {
+			spill.Discard()
+		}
 		return tools.Result{}, err
+	}
+	note := ""
+	if spill != nil {
+		note = keepOutput(spill, res.Truncated, env.CallID)
 	}
 	var b strings.Builder
 	b.WriteString(strings.ToValidUTF8(res.Output, "\uFFFD"))
@@ -129,5 +173,35 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	default:
 		fmt.Fprintf(&b, "[exit code %d, %.1fs]", res.ExitCode, res.Duration.Seconds())
 	}
+	if res.ExitCode != 0 && !a.Escalate && runner.Enforced() {
+		if sn := sandboxNote(res.Output, runner.Sandbox.Policy()); sn != "" {
+			b.WriteString("\n" + sn)
+		}
+	}
+	b.WriteString(note)
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
+}
+
+// keepOutput keeps the file of a cut output and returns the line that
+// tells the model how to read it; an output the result holds whole needs
+// no file.
+func keepOutput(spill *tools.OutputFile, cut bool, callID string) string {
+	if !cut {
+		spill.Discard()
+		return ""
+	}
+	kept, total := spill.Kept()
+	if err := spill.Keep(); err != nil {
+		return fmt.Sprintf("\n[the whole output (%d bytes) could not be kept: %v]", total, err)
+	}
+	what := fmt.Sprintf("the whole output (%d bytes) is kept", total)
+	if kept < total {
+		what = fmt.Sprintf("the first %d of its %d bytes are kept", kept, total)
+	}
+	return fmt.Sprintf("\n[%s: read it with read_tool_output call_id=%q]", what, callID)
+}
+
+// quoteShell quotes s as one bash word.
+func quoteShell(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

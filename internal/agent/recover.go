@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// warnQuarantined tells the user, on every turn until `mx-claw doctor
+// --repair` resolves them, that records of the session could not be read
+// and are left out (the store set them aside: store/quarantine.go).
+func (t *turn) warnQuarantined() {
+	rows, err := t.core.opts.Store.Quarantined(t.bg, t.sess.ID, false)
+	if err != nil || len(rows) == 0 {
+		return
+	}
+	names := make([]string, 0, min(len(rows), 5))
+	for _, r := range rows[:min(len(rows), 5)] {
+		names = append(names, r.What())
+	}
+	if len(rows) > 5 {
+		names = append(names, fmt.Sprintf("%d more", len(rows)-5))
+	}
+	t.emit(protocol.Event{Type: protocol.EventWarning, Text: fmt.Sprintf(
+		"%d stored record(s) of this session could not be read and are set aside (%s); the model does not see them. "+
+			"`mx-claw doctor --repair` reports them and saves them to files.", len(rows), strings.Join(names, ", "))})
+}
+
+// InterruptedError is the error recorded for a turn whose process ended,
+// or could not record the end (a full disk), while the turn ran.
+const InterruptedError = "Turn interrupted: the process running it ended, or could not record how it ended " +
+	"(for example, the disk was full), before the turn finished"
+
+// RecoverInterrupted records how the turns of sessions left running ended:
+// sessions whose status is running while no live process holds their
+// lease (the process was killed, or the disk filled up so it could not
+// store the turn's end) get status failed and a turn.failed event, so no
+// session stays running for ever. A session a live process holds is left
+// alone. It returns the ids of the sessions it recovered.
+func (c *Core) RecoverInterrupted(ctx context.Context) ([]string, error) {
+	return recoverInterrupted(ctx, c.opts.Store, c.opts.Owner, c.running)
+}
+
+// RecoverInterrupted is Core.RecoverInterrupted for a process that has no
+// Core (`mx-claw sessions`): owner names it in the leases it takes.
+func RecoverInterrupted(ctx context.Context, st store.Store, owner string) ([]string, error) {
+	return recoverInterrupted(ctx, st, owner, func(string) bool { return false })
+}
+
+func recoverInterrupted(ctx context.Context, st store.Store, owner string, running func(string) bool) ([]string, error) {
+	list, err := st.ListSessions(ctx, store.ListOptions{Status: protocol.StatusRunning})
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, s := range list {
+		if running(s.ID) {
+			continue
+		}
+		ok, err := recoverOne(ctx, st, owner, s.ID)
+		if err != nil {
+			return done, fmt.Errorf("recover session %s: %w", s.ID, err)
+		}
+		if ok {
+			done = append(done, s.ID)
+		}
+	}
+	return done, nil
+}
+
+// recoverOne fails one interrupted session's turn, holding its lease while
+// it does.
+func recoverOne(ctx context.Context, st store.Store, owner, id string) (bool, error) {
+	var held *store.LeaseHeldError
+	if _, err := st.AcquireLease(ctx, id, owner, store.DefaultLeaseTTL); errors.As(err, &held) {
+		return false, nil // a live process runs it
+	} else if err != nil {
+		return false, err
+	}
+	defer func() { _ = st.ReleaseLease(context.WithoutCancel(ctx), id, owner) }()
+	sess, err := st.GetSession(ctx, id)
+	if err != nil || sess.Status != protocol.StatusRunning {
+		return false, err
+	}
+	sess.Status, sess.LastError = protocol.StatusFailed, InterruptedError
+	evs := []*protocol.Event{
+		{Type: protocol.EventSessionUpdated, SessionID: id, Status: protocol.StatusFailed, Error: InterruptedError},
+		{Type: protocol.EventTurnFailed, SessionID: id, Error: InterruptedError},
+	}
+	if err := st.AppendBatch(ctx, id, store.Batch{UpdateSession: sess, Events: evs}); err != nil {
+		return false, err
+	}
+	_ = st.ClearPendingApprovals(ctx, id)
+	return true, nil
+}
+
+// running reports whether this process runs a turn on the session.
+func (c *Core) running(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.active[id]
+	return ok
+}

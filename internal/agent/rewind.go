@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/checkpoint"
@@ -318,26 +319,12 @@ func (c *Core) Timeline(ctx context.Context, sessionID string) ([]TimelineEntry,
 	}
 	for _, r := range changes {
 		// The last user message at or before the change's result.
-		i := sortSearch(len(out), func(i int) bool { return out[i].Seq > r.MessageSeq }) - 1
+		i := sort.Search(len(out), func(i int) bool { return out[i].Seq > r.MessageSeq }) - 1
 		if i >= 0 {
 			out[i].Changes = append(out[i].Changes, r)
 		}
 	}
 	return out, nil
-}
-
-// sortSearch is sort.Search, without importing sort for one call.
-func sortSearch(n int, f func(int) bool) int {
-	i, j := 0, n
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if !f(h) {
-			i = h + 1
-		} else {
-			j = h
-		}
-	}
-	return i
 }
 
 // Fork starts a new session with the source session's transcript as the

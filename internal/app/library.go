@@ -142,6 +142,11 @@ func (a *App) storeImported(ctx context.Context, s *sessionio.Session, o ImportO
 	}
 	sess := &protocol.Session{ID: newSessionID(), Title: title, Workspace: o.Workspace, Status: protocol.StatusIdle,
 		CreatedAt: created, UpdatedAt: updated}
+	// It continues with the configured default model (any model can);
+	// with none ready yet, the one configured when it is resumed.
+	if m, err := a.ResolveModel(""); err == nil {
+		sess.Model = m.ID
+	}
 	msgs := make([]*protocol.Message, len(s.Messages))
 	for i := range s.Messages {
 		m := s.Messages[i]

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -320,7 +321,7 @@ func printImport(stdio IO, path string, out []app.ImportOutcome, failures []sess
 				fmt.Fprintf(tw, "\t\tworkspace %s: %s\t\n", o.Workspace, o.WorkspaceNote)
 			}
 		default:
-			fmt.Fprintf(tw, "skipped\t%s\t%s\t%s\n", cmpOr(o.SessionID, o.SourceID), o.Skipped, oneLine(termsafe.Sanitize(o.Title), 50))
+			fmt.Fprintf(tw, "skipped\t%s\t%s\t%s\n", cmp.Or(o.SessionID, o.SourceID), o.Skipped, oneLine(termsafe.Sanitize(o.Title), 50))
 		}
 	}
 	tw.Flush()
@@ -329,11 +330,4 @@ func printImport(stdio IO, path string, out []app.ImportOutcome, failures []sess
 	}
 	fmt.Fprintf(stdio.Out, "Imported %d of %d sessions from %s. Continue one with: mx-claw --resume ID\n", imported, len(out), path)
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,7 @@
 package sessionio
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -247,7 +248,7 @@ func opencodeSessionOf(info opencodeSession, msgs []opencodeMessage, path string
 	ids := &callIDs{}
 	for _, m := range msgs {
 		slices.SortStableFunc(m.parts, func(a, b opencodePart) int { return strings.Compare(a.ID, b.ID) })
-		if model := cmpOr(m.Model.ModelID, m.ModelID); model != "" {
+		if model := cmp.Or(m.Model.ModelID, m.ModelID); model != "" {
 			s.Model = model
 		}
 		if m.Role == "user" {
@@ -328,11 +329,4 @@ func msTime(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms).UTC()
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,16 +1,11 @@
 package sessionio
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
-
-// ErrUnknownSource is returned by Read and DefaultPath for a source they
-// do not know.
-var ErrUnknownSource = errors.New("unknown source")
 
 // Env is what DefaultPath reads of the environment.
 type Env struct {

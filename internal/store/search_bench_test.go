@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -80,8 +81,25 @@ func fillSearchStore(b *testing.B) *SQLite {
 
 // BenchmarkSearch answers queries over 10,000 sessions of 50 messages:
 // rare and common words, two words, a phrase, a prefix, one workspace.
+//
+// Filling the store takes minutes; with MX_CLAW_BENCH_SEARCH_DB set to a
+// file name, the filled store is kept there and used by later runs.
 func BenchmarkSearch(b *testing.B) {
-	s := fillSearchStore(b)
+	var s *SQLite
+	if keep := os.Getenv("MX_CLAW_BENCH_SEARCH_DB"); keep != "" {
+		if _, err := os.Stat(keep); err != nil {
+			filled := fillSearchStore(b)
+			if err := filled.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.Rename(filled.Path(), keep); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s = openAt(b, keep)
+	} else {
+		s = fillSearchStore(b)
+	}
 	ctx := context.Background()
 	for _, q := range []SearchQuery{
 		{Text: "w5000"},   // in about 1 message of 600

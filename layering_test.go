@@ -81,7 +81,7 @@ func TestLayering(t *testing.T) {
 		{"internal/acp", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},
 		{"internal/appserver", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},
 		{"internal/tui", func(imp string) bool {
-			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile")
+			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile", "internal/patch")
 		}},
 	}
 	for pkg, imps := range imports {

@@ -20,8 +20,10 @@ import (
 )
 
 // DefaultMaxIterations is the number of model steps a turn may take unless
-// the caller or the config says otherwise.
-const DefaultMaxIterations = 8
+// the caller or the config (maxIterations) says otherwise. Real tasks take
+// dozens to hundreds of steps; the loop detector and the budgets are the
+// guards against a model that goes round in circles, not this.
+const DefaultMaxIterations = 300
 
 // DefaultMaxParallel bounds the tool calls run at once in a parallel batch.
 const DefaultMaxParallel = 8

@@ -97,7 +97,10 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 		}
 	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
-	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+	err := c.drive(ctx, setup, sink, func(t *turn) error {
+		t.returnQueued() // left by a turn that ended without sending them
+		return t.run(req.Input)
+	})
 	if err != nil {
 		return err
 	}
@@ -132,7 +135,7 @@ func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink func(p
 	if err != nil {
 		return q, fmt.Errorf("queue input: %w", err)
 	}
-	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input}
+	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input, Queued: []protocol.QueuedInput{q}}
 	if err := c.emit(ctx, &e, sink); err != nil {
 		return q, err
 	}
@@ -227,6 +230,8 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	ctx, stopClock := withTimeBudget(ctx, setup.budget.MaxDuration)
+	defer stopClock()
 	if err := c.claim(sess.ID, cancel); err != nil {
 		return err
 	}
@@ -307,6 +312,9 @@ type turn struct {
 	repeats map[string][]int // call key → steps it was made at
 	looping *LoopError
 	maxIter int
+	// freeSteps are steps that do not count against maxIter (every call
+	// a rejected duplicate).
+	freeSteps int
 
 	// tooLarge holds the calls whose arguments were dropped (limits.go).
 	tooLarge map[string]int64
@@ -328,7 +336,12 @@ type turn struct {
 	held    []*protocol.Message
 	heldEvs []protocol.Event
 
-	firstToken time.Duration // from the turn's start to its first token
+	// partial is the text of an answer still streaming, kept for the
+	// turn.cancelled event if the user stops it (a failed stream keeps
+	// nothing: it may be a runaway answer).
+	partial    strings.Builder
+	firstToken time.Duration // from the turn's start to its first token, less waited
+	waited     time.Duration // waiting for the user's approvals
 	modelTime  time.Duration // waiting for the model
 	toolTime   time.Duration // running tools (wall time)
 
@@ -555,7 +568,7 @@ func (t *turn) run(input string) error {
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
 	specs := toolSpecs(t.tools)
-	for t.step++; t.step <= t.maxIter; t.step++ {
+	for t.step++; t.step <= t.maxIter+t.freeSteps; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
 		}
@@ -676,20 +689,28 @@ func (t *turn) stopped() error {
 }
 
 // complete sends the view to the model and streams the deltas to the sink.
-func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
+func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err error) {
 	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
+	t.partial.Reset()
+	defer func() {
+		if err == nil {
+			t.partial.Reset() // the answer is whole; it is stored next
+		}
+	}()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
 		if t.firstToken == 0 && (d.Kind == llm.DeltaText || d.Kind == llm.DeltaReasoning) {
-			t.firstToken = time.Since(t.start)
+			t.firstToken = time.Since(t.start) - t.waited
 		}
 		switch d.Kind {
 		case llm.DeltaText:
+			t.keepPartial(d.Text)
 			t.emit(protocol.Event{Type: protocol.EventMessageDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaReasoning:
 			t.emit(protocol.Event{Type: protocol.EventReasoningDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaRetry:
+			t.partial.Reset()
 			msg := ""
 			if d.Err != nil {
 				msg = d.Err.Error()
@@ -785,6 +806,7 @@ func (t *turn) finish(runErr error) error {
 	// The session's usage is saved with its status.
 	var err error
 	var paused *PausedError
+	runErr = overBudget(t.ctx, runErr)
 	switch {
 	case errors.As(runErr, &paused):
 		// The session waits for the approval (set by pause); the turn
@@ -806,20 +828,22 @@ func (t *turn) finish(runErr error) error {
 		}
 		t.statusEvent(protocol.StatusIdle, "")
 		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
-	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
+	case errorCode(runErr) != protocol.CodeBudget && (t.ctx.Err() != nil || errors.Is(runErr, context.Canceled)):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		t.returnQueued()
 		t.statusEvent(protocol.StatusCancelled, "")
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusCancelled},
-			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step, Text: t.partial.String()}); err != nil {
 			t.core.log.Error("record cancelled turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr
 	default:
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		t.returnQueued()
 		msg := runErr.Error()
 		t.statusEvent(protocol.StatusFailed, msg)
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
-			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

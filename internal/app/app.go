@@ -137,7 +137,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		maxIter = cfg.MaxIterations
 	}
 	a.Core, err = agent.New(agent.Options{
-		Store:            st,
+		Store:            grantStore{st},
 		Models:           a.ResolveModel,
 		Tools:            reg,
 		MaxIterations:    maxIter,
@@ -200,7 +200,9 @@ func (a *App) ResolveModel(id string) (agent.Model, error) {
 	ck := clientKey(p, key)
 	c, ok := a.clients[ck]
 	if !ok {
-		c = redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key}), key: key}
+		idle, _ := time.ParseDuration(a.Config.StreamIdleTimeout) // checked by config.Load
+		c = hintingClient{provider: p.Name, baseURL: p.BaseURL,
+			Client: redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key, IdleTimeout: idle}), key: key}}
 		a.clients[ck] = c
 	}
 	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil

@@ -144,6 +144,9 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 			return runTUI(cmd.Context(), stdio, tf)
 		},
 	}
+	// --version, as every peer has; the version subcommand stays.
+	root.Version = Version
+	root.SetVersionTemplate("mx-claw {{.Version}}\n")
 	tf.register(root.Flags())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))

@@ -50,7 +50,7 @@ type permFlags struct {
 func (p *permFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&p.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
 	fl.BoolVar(&p.yolo, "yolo", false, "same as --permission-mode bypass: allow every call except deny rules and hard checks")
-	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with `mx-claw approve`)")
+	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with mx-claw approve)")
 	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
 	AddSandboxFlag(fl, &p.sandbox)
 }
@@ -104,7 +104,7 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.StringVar(&f.model, "model", "", "model to use, as provider/model")
 	fl.StringVar(&f.session, "session", "", "continue the session with this id")
 	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
-	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default: maxIterations in config.json, else 300)")
 	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
 	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the turn between steps once it used this many tokens (exit 3)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop the turn between steps once its estimated cost reaches this (exit 3)")
@@ -134,6 +134,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	ws, err := workspaceDir(f.cwd)
 	if err != nil {
 		return err
+	}
+	if what := broadWorkspace(ws); what != "" {
+		fmt.Fprintf(stdio.Err, "Warning: the workspace is %s (%s); the agent can reach every file under it. Use --cwd or cd into a project.\n", what, ws)
 	}
 	sbMode, err := SandboxMode(f.perm.sandbox)
 	if err != nil {
@@ -172,6 +175,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if err := a.CheckWorkspace(ctx, ws); err != nil {
+		return usageErr(err)
+	}
 
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	if sess == nil {
@@ -197,6 +203,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 // turnEnded reports how a turn ended and turns it into the command's error:
 // a pause prints the request and the commands that answer it (exit 4).
 func turnEnded(stdio IO, sessionID string, err error, printer *headless.Printer, jsonOut bool) error {
+	printer.EndLine()
 	if err == nil {
 		err = printer.Err()
 	}

@@ -56,6 +56,9 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
+	if what := broadWorkspace(ws); what != "" && !confirmBroad(stdio.In, stdio.Out, ws, what) {
+		return usagef("not started in %s; cd into a project and run mx-claw there", what)
+	}
 	sbMode, err := SandboxMode(f.sandbox)
 	if err != nil {
 		return err
@@ -68,6 +71,14 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if f.model != "" {
 		if _, err := a.ResolveModel(f.model); err != nil {
 			return usageErr(err)
+		}
+	}
+	if err := a.CheckWorkspace(ctx, ws); err != nil {
+		return usageErr(err)
+	}
+	if !a.Config.Exists() && f.model == "" {
+		if err := firstRun(ctx, stdio, a); err != nil {
+			return err
 		}
 	}
 	b := app.NewBackend(a, ws, f.model)

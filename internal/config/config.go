@@ -58,6 +58,10 @@ type Config struct {
 	CompactThreshold float64 `json:"compactThreshold,omitempty"`
 	// Budget caps what a run and a session may spend.
 	Budget Budget `json:"budget,omitzero"`
+	// StreamIdleTimeout is how long to wait for the next piece of a
+	// model's answer before the request counts as stalled and is sent
+	// again (a Go duration, e.g. "2m"); "" means two minutes.
+	StreamIdleTimeout string `json:"streamIdleTimeout,omitempty"`
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
@@ -137,7 +141,7 @@ func Load(home string) (*Config, error) {
 	}
 	var f Config
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("config %s is not valid JSON (%v); fix or remove the file", path, err)
+		return nil, decodeError(path, data, err)
 	}
 	if f.Version > CurrentVersion {
 		return nil, fmt.Errorf("config %s has version %d, newer than this mx-claw supports (%d); upgrade mx-claw", path, f.Version, CurrentVersion)
@@ -150,6 +154,12 @@ func Load(home string) (*Config, error) {
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
 	c.Budget = f.Budget
+	c.StreamIdleTimeout = f.StreamIdleTimeout
+	if f.StreamIdleTimeout != "" {
+		if d, err := time.ParseDuration(f.StreamIdleTimeout); err != nil || d <= 0 {
+			return nil, fmt.Errorf("config %s: streamIdleTimeout %q is not a positive duration like \"2m\"", path, f.StreamIdleTimeout)
+		}
+	}
 	if f.Budget.MaxTime != "" {
 		if d, err := time.ParseDuration(f.Budget.MaxTime); err != nil || d < 0 {
 			return nil, fmt.Errorf("config %s: budget.maxTime %q is not a duration like \"10m\"", path, f.Budget.MaxTime)
@@ -196,7 +206,8 @@ func (c *Config) Exists() bool { return c.exists }
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
 		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
-		Providers: make(map[string]*Provider, len(c.Providers))}
+		StreamIdleTimeout: c.StreamIdleTimeout,
+		Providers:         make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p
 		cp.APIKey = ""

@@ -73,6 +73,10 @@ func (p *Printer) Handle(e protocol.Event) {
 			p.write(p.out, "\n")
 			p.midLine = false
 		}
+	case protocol.EventTurnFailed, protocol.EventTurnCancelled, protocol.EventTurnPaused:
+		// A cut answer ends its line, so that what the run prints next
+		// (the error, the session) starts on its own.
+		p.EndLine()
 	case protocol.EventToolStarted:
 		p.progress("• %s", termsafe.Sanitize(e.Summary))
 	case protocol.EventToolCompleted:
@@ -85,8 +89,25 @@ func (p *Printer) Handle(e protocol.Event) {
 		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventPermissionRequested:
 		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventInputReturned:
+		for _, q := range e.Queued {
+			p.progress("⚠ a queued message was not sent: %s", termsafe.Sanitize(firstLine(q.Content)))
+		}
 	case protocol.EventRetry:
-		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
+		cancel := ""
+		if e.DelayMS >= 5000 {
+			cancel = "; Ctrl-C cancels"
+		}
+		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d%s)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1, cancel)
+	}
+}
+
+// EndLine ends the answer's line if text was written without a newline.
+func (p *Printer) EndLine() {
+	p.pendingCR = false
+	if p.midLine {
+		p.write(p.out, "\n")
+		p.midLine = false
 	}
 }
 

@@ -26,14 +26,14 @@ func TestQueuedInputsListAndRemove(t *testing.T) {
 	if len(got) != 3 || got[0].ID != a.ID || got[1].Content != "second" || got[2].ID != c.ID {
 		t.Fatalf("QueuedInputs = %+v", got)
 	}
-	if err := s.RemoveInput(ctx, "s", b.ID); err != nil {
+	if _, err := s.RemoveInput(ctx, "s", b.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
 		session string
 		id      int64
 	}{{"s", b.ID}, {"other", a.ID}, {"s", 9999}} {
-		if err := s.RemoveInput(ctx, bad.session, bad.id); !errors.Is(err, ErrNotFound) {
+		if _, err := s.RemoveInput(ctx, bad.session, bad.id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("RemoveInput(%s, %d) = %v, want ErrNotFound", bad.session, bad.id, err)
 		}
 	}

@@ -251,3 +251,30 @@ func (m *Model) changesNote(changes []protocol.FileChange) string {
 	}
 	return m.th.dim.Render("  ↳ " + s + ": " + oneLine(strings.Join(paths, ", "), max(m.width-30, 30)) + "  (/undo puts them back)")
 }
+
+// replayTimeTravel shows, in a resumed session's history, an undo or a
+// rewind where it happened.
+func (m *Model) replayTimeTravel(ev protocol.Event) {
+	r := ev.Restore
+	if r == nil {
+		return
+	}
+	switch ev.Type {
+	case protocol.EventConversationRewound:
+		m.print(m.th.dim.Render(fmt.Sprintf("── Conversation taken back to before message #%d; the model did not see what is above from here on. ──", r.ToSeq)))
+	case protocol.EventCheckpointRestored:
+		var parts []string
+		if len(r.Restored) > 0 {
+			parts = append(parts, "put back "+strings.Join(r.Restored, ", "))
+		}
+		if len(r.Merged) > 0 {
+			parts = append(parts, "merged "+strings.Join(r.Merged, ", "))
+		}
+		if len(r.Conflicts)+len(r.Kept) > 0 {
+			parts = append(parts, "left as changed "+strings.Join(append(slices.Clone(r.Conflicts), r.Kept...), ", "))
+		}
+		if len(parts) > 0 {
+			m.print(m.th.dim.Render("↶ Files " + oneLine(clean(strings.Join(parts, "; ")), max(m.width-10, 30))))
+		}
+	}
+}

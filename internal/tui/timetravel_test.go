@@ -193,3 +193,18 @@ func TestToolCardSaysWhatChanged(t *testing.T) {
 		t.Errorf("screen:\n%s", h.screen())
 	}
 }
+
+func TestReplayShowsUndoAndRewind(t *testing.T) {
+	h, _ := newTravelHarness(t)
+	h.m.replay([]protocol.Event{
+		{Type: protocol.EventCheckpointRestored, Restore: &protocol.Restore{Restored: []string{"a.go"}, Conflicts: []string{"b.go"}}},
+		{Type: protocol.EventConversationRewound, Restore: &protocol.Restore{ToSeq: 5}},
+	})
+	h.m.flush()
+	s := h.screen()
+	for _, want := range []string{"↶ Files put back a.go; left as changed b.go", "Conversation taken back to before message #5"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("replay lacks %q:\n%s", want, s)
+		}
+	}
+}

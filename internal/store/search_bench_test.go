@@ -108,7 +108,9 @@ func BenchmarkSearch(b *testing.B) {
 		{Text: `"w2 w3"`}, // a phrase
 		{Text: "w123*"},   // a prefix
 		{Text: "w300", Workspace: "/work/project7"},
-		{Text: "w2"}, // in most messages: the worst case
+		{Text: "w2"}, // in most messages
+		{Text: "w2", Workspace: "/work/project7"},
+		{Text: "w19000"}, // in a handful
 	} {
 		name := strings.ReplaceAll(q.Text, " ", "+")
 		if q.Workspace != "" {

@@ -52,6 +52,12 @@ func TestLayering(t *testing.T) {
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
+		{"internal/frontmatter", none},
+		{"internal/skills", func(imp string) bool {
+			return oneOf(imp, "internal/safefile", "internal/frontmatter", "internal/tools")
+		}},
+		{"internal/slashcmd", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
+		{"internal/plugins", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/server/web", none},

@@ -26,8 +26,8 @@ func (e *env) wsFile(name string) string {
 	return string(b)
 }
 
-// mustRun runs mx-claw and fails the test unless it exits with code.
-func (e *env) mustRun(code int, stdin string, args ...string) result {
+// runExpect runs mx-claw and fails the test unless it exits with code.
+func (e *env) runExpect(code int, stdin string, args ...string) result {
 	e.t.Helper()
 	r := e.run(stdin, args...)
 	if r.code != code {
@@ -51,7 +51,7 @@ func TestUndoEditSedRmWithConflict(t *testing.T) {
 	e.writeWS("a.txt", "alpha\n")
 	e.writeWS("b.txt", "beta\n")
 	e.writeWS("c.txt", "gamma\n")
-	r := e.mustRun(0, "", "run", "--yolo", "--json", "change the three files")
+	r := e.runExpect(0, "", "run", "--yolo", "--json", "change the three files")
 	var changed []string
 	for _, ev := range r.events(t) {
 		for _, c := range ev.Changes {
@@ -62,14 +62,14 @@ func TestUndoEditSedRmWithConflict(t *testing.T) {
 		t.Errorf("tool.completed changes = %v", changed)
 	}
 	id := sessionOf(t, r.events(t))
-	show := e.mustRun(0, "", "sessions", "show", id).stdout
+	show := e.runExpect(0, "", "sessions", "show", id).stdout
 	if !strings.Contains(show, "1 file changed: deleted c.txt") {
 		t.Errorf("sessions show does not say what the command changed:\n%s", show)
 	}
 	// The user edits b.txt after the turn: undo restores the others and
 	// leaves b.txt alone.
 	e.writeWS("b.txt", "BETA and my own line\n")
-	r = e.mustRun(1, "", "undo")
+	r = e.runExpect(1, "", "undo")
 	for _, want := range []string{"Restored:\n  a.txt\n  c.txt", "left as they are:\n  b.txt", "--conflicts merge", "Not covered: files git ignores"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("undo output lacks %q:\n%s", want, r.stdout)
@@ -78,15 +78,15 @@ func TestUndoEditSedRmWithConflict(t *testing.T) {
 	if e.wsFile("a.txt") != "alpha\n" || e.wsFile("c.txt") != "gamma\n" || e.wsFile("b.txt") != "BETA and my own line\n" {
 		t.Errorf("after undo: a=%q b=%q c=%q", e.wsFile("a.txt"), e.wsFile("b.txt"), e.wsFile("c.txt"))
 	}
-	r = e.mustRun(0, "", "undo", "--session", id, "--conflicts", "keep")
+	r = e.runExpect(0, "", "undo", "--session", id, "--conflicts", "keep")
 	if !strings.Contains(r.stdout, "Kept as you changed them:\n  b.txt") {
 		t.Errorf("undo --conflicts keep:\n%s", r.stdout)
 	}
-	if r = e.mustRun(0, "", "undo"); !strings.Contains(r.stdout, "Nothing to undo") {
+	if r = e.runExpect(0, "", "undo"); !strings.Contains(r.stdout, "Nothing to undo") {
 		t.Errorf("third undo: %s", r.stdout)
 	}
-	e.mustRun(2, "", "undo", "--conflicts", "shrug")
-	e.mustRun(2, "", "undo", "--session", "nope")
+	e.runExpect(2, "", "undo", "--conflicts", "shrug")
+	e.runExpect(2, "", "undo", "--session", "nope")
 }
 
 // userSeqs returns the Seq of a session's user messages.
@@ -107,20 +107,20 @@ func TestRewindAndFork(t *testing.T) {
 		llmtest.Call("write_file", `{"path":"two.txt","content":"2"}`), llmtest.Text("wrote two"),
 		llmtest.Call("write_file", `{"path":"three.txt","content":"3"}`), llmtest.Text("wrote three"),
 	)
-	r := e.mustRun(0, "", "run", "--yolo", "--json", "message one")
+	r := e.runExpect(0, "", "run", "--yolo", "--json", "message one")
 	id := sessionOf(t, r.events(t))
-	e.mustRun(0, "", "run", "--yolo", "--continue", "message two")
-	e.mustRun(0, "", "run", "--yolo", "--continue", "message three")
+	e.runExpect(0, "", "run", "--yolo", "--continue", "message two")
+	e.runExpect(0, "", "run", "--yolo", "--continue", "message three")
 	seqs := e.userSeqs(id)
 	if len(seqs) != 3 {
 		t.Fatalf("user messages at %v", seqs)
 	}
-	list := e.mustRun(0, "", "rewind", "--session", id).stdout
+	list := e.runExpect(0, "", "rewind", "--session", id).stdout
 	line := regexp.MustCompile(`(?m)^\s+` + strconv.FormatInt(seqs[1], 10) + `\s+message two\n\s+1 file changed: created two.txt$`)
 	if !line.MatchString(list) {
 		t.Errorf("timeline:\n%s", list)
 	}
-	out := e.mustRun(0, "", "rewind", "--session", id, "--to", strconv.FormatInt(seqs[1], 10)).stdout
+	out := e.runExpect(0, "", "rewind", "--session", id, "--to", strconv.FormatInt(seqs[1], 10)).stdout
 	if !strings.Contains(out, "Restored:\n  three.txt\n  two.txt") {
 		t.Errorf("rewind:\n%s", out)
 	}
@@ -128,7 +128,7 @@ func TestRewindAndFork(t *testing.T) {
 		t.Errorf("files after rewind: %q %q %q", e.wsFile("one.txt"), e.wsFile("two.txt"), e.wsFile("three.txt"))
 	}
 	e.srv.Enqueue(llmtest.Text("second try"))
-	e.mustRun(0, "", "run", "--continue", "message two, again")
+	e.runExpect(0, "", "run", "--continue", "message two, again")
 	reqs := e.srv.ChatRequests()
 	var users []string
 	for _, m := range reqs[len(reqs)-1].Chat.Messages {
@@ -139,15 +139,15 @@ func TestRewindAndFork(t *testing.T) {
 	if !slices.Equal(users, []string{"message one", "message two, again"}) {
 		t.Errorf("after the rewind the model got %v", users)
 	}
-	if show := e.mustRun(0, "", "sessions", "show", id).stdout; !strings.Contains(show, "taken back by a rewind") {
+	if show := e.runExpect(0, "", "sessions", "show", id).stdout; !strings.Contains(show, "taken back by a rewind") {
 		t.Errorf("sessions show does not mark rewound messages:\n%s", show)
 	}
-	e.mustRun(2, "", "rewind", "--session", id, "--to", strconv.FormatInt(seqs[2], 10))
+	e.runExpect(2, "", "rewind", "--session", id, "--to", strconv.FormatInt(seqs[2], 10))
 
 	// Fork before the reworded second message (the first one is no longer
 	// in the conversation).
 	now := e.userSeqs(id)
-	out = e.mustRun(0, "", "sessions", "fork", id, "--at", strconv.FormatInt(now[len(now)-1], 10)).stdout
+	out = e.runExpect(0, "", "sessions", "fork", id, "--at", strconv.FormatInt(now[len(now)-1], 10)).stdout
 	m := regexp.MustCompile(`into ([0-9a-f]{16})`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("fork: %s", out)
@@ -163,7 +163,7 @@ func TestRewindAndFork(t *testing.T) {
 		t.Errorf("fork = %+v, user messages %v", fork.Session, forkUsers)
 	}
 	e.srv.Enqueue(llmtest.Text("forked answer"))
-	e.mustRun(0, "", "run", "--session", m[1], "a different second message")
+	e.runExpect(0, "", "run", "--session", m[1], "a different second message")
 	reqs = e.srv.ChatRequests()
 	checkPairs(t, len(reqs)-1, reqs[len(reqs)-1].Chat.Messages)
 }
@@ -175,24 +175,24 @@ func TestSearchExportImportRoundTrip(t *testing.T) {
 		llmtest.Text("The notes mention a quokka."),
 	)
 	e.writeWS("notes.txt", "the zebra-striped quokka sleeps\n")
-	r := e.mustRun(0, "", "run", "--yolo", "--json", "summarise notes.txt; my key is sk-test-0123456789abcdefghij")
+	r := e.runExpect(0, "", "run", "--yolo", "--json", "summarise notes.txt; my key is sk-test-0123456789abcdefghij")
 	id := sessionOf(t, r.events(t))
 	var hits []protocol.SearchHit
 	for _, q := range []string{"quokka sleeps", "summarise"} {
-		out := e.mustRun(0, "", "sessions", "search", q, "--json").stdout
+		out := e.runExpect(0, "", "sessions", "search", q, "--json").stdout
 		if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) == 0 || hits[0].SessionID != id {
 			t.Errorf("search %q: %v %s", q, err, out)
 		}
 	}
-	if out := e.mustRun(0, "", "sessions", "search", "quokka", "--workspace", e.home).stdout; !strings.Contains(out, "No matches.") {
+	if out := e.runExpect(0, "", "sessions", "search", "quokka", "--workspace", e.home).stdout; !strings.Contains(out, "No matches.") {
 		t.Errorf("search in another workspace: %s", out)
 	}
-	if out := e.mustRun(0, "", "sessions", "search", "sleeps").stdout; !strings.Contains(out, "**sleeps**") || !strings.Contains(out, id) {
+	if out := e.runExpect(0, "", "sessions", "search", "sleeps").stdout; !strings.Contains(out, "**sleeps**") || !strings.Contains(out, id) {
 		t.Errorf("search text output:\n%s", out)
 	}
 
 	file := filepath.Join(e.home, "export.jsonl")
-	e.mustRun(0, "", "sessions", "export", id, "-o", file)
+	e.runExpect(0, "", "sessions", "export", id, "-o", file)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -200,16 +200,16 @@ func TestSearchExportImportRoundTrip(t *testing.T) {
 	if strings.Contains(string(data), "sk-test-0123456789abcdefghij") {
 		t.Error("the export holds the key")
 	}
-	md := e.mustRun(0, "", "sessions", "export", id, "--format", "markdown").stdout
+	md := e.runExpect(0, "", "sessions", "export", id, "--format", "markdown").stdout
 	if !strings.Contains(md, "## User (#") || strings.Contains(md, "sk-test-0123456789") {
 		t.Errorf("markdown export:\n%s", md)
 	}
-	out := e.mustRun(0, "", "import", "mx-claw", file).stdout
+	out := e.runExpect(0, "", "import", "mx-claw", file).stdout
 	m := regexp.MustCompile(`imported\s+([0-9a-f]{16})`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("import: %s", out)
 	}
-	if out := e.mustRun(0, "", "import", "mx-claw", file).stdout; !strings.Contains(out, "imported before") || strings.Contains(out, "\nimported ") {
+	if out := e.runExpect(0, "", "import", "mx-claw", file).stdout; !strings.Contains(out, "imported before") || strings.Contains(out, "\nimported ") {
 		t.Errorf("second import: %s", out)
 	}
 	orig, copied := e.show(id).Messages, e.show(m[1]).Messages
@@ -245,7 +245,7 @@ func TestImportOtherAgentsAndResume(t *testing.T) {
 		t.Run(c.source, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, llmtest.Text("continuing"))
-			out := e.mustRun(0, "", "import", c.source, filepath.Join(fixtures, c.path), "--json").stdout
+			out := e.runExpect(0, "", "import", c.source, filepath.Join(fixtures, c.path), "--json").stdout
 			var outcomes []struct {
 				SessionID string
 				Skipped   string
@@ -262,13 +262,13 @@ func TestImportOtherAgentsAndResume(t *testing.T) {
 				}
 				id = o.SessionID
 			}
-			again := e.mustRun(0, "", "import", c.source, filepath.Join(fixtures, c.path)).stdout
+			again := e.runExpect(0, "", "import", c.source, filepath.Join(fixtures, c.path)).stdout
 			if strings.Count(again, "imported before") != c.sessions {
 				t.Errorf("re-import:\n%s", again)
 			}
 			// The imported session continues with the configured model, in a
 			// valid request.
-			e.mustRun(0, "", "run", "--session", id, "go on")
+			e.runExpect(0, "", "run", "--session", id, "go on")
 			reqs := e.srv.ChatRequests()
 			last := reqs[len(reqs)-1]
 			checkPairs(t, len(reqs)-1, last.Chat.Messages)
@@ -281,23 +281,23 @@ func TestImportOtherAgentsAndResume(t *testing.T) {
 		})
 	}
 	e := newEnv(t)
-	e.mustRun(2, "", "import", "cursor")
-	e.mustRun(1, "", "import", "claude", filepath.Join(e.home, "nothing-here"))
+	e.runExpect(2, "", "import", "cursor")
+	e.runExpect(1, "", "import", "claude", filepath.Join(e.home, "nothing-here"))
 }
 
 func TestRmAndPrune(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, llmtest.Text("one"), llmtest.Text("two"), llmtest.Reply{Text: "slow", Hang: true})
-	first := sessionOf(t, e.mustRun(0, "", "run", "--json", "first").events(t))
-	second := sessionOf(t, e.mustRun(0, "", "run", "--json", "second").events(t))
-	out := e.mustRun(0, "", "sessions", "rm", first).stdout
+	first := sessionOf(t, e.runExpect(0, "", "run", "--json", "first").events(t))
+	second := sessionOf(t, e.runExpect(0, "", "run", "--json", "second").events(t))
+	out := e.runExpect(0, "", "sessions", "rm", first).stdout
 	if !strings.Contains(out, "Deleted "+first) {
 		t.Errorf("rm: %s", out)
 	}
 	if r := e.run("", "sessions", "show", first); r.code != 2 {
 		t.Errorf("show of a deleted session: exit %d", r.code)
 	}
-	if out := e.mustRun(0, "", "sessions", "search", "first").stdout; !strings.Contains(out, "No matches.") {
+	if out := e.runExpect(0, "", "sessions", "search", "first").stdout; !strings.Contains(out, "No matches.") {
 		t.Errorf("a deleted session is still found:\n%s", out)
 	}
 	// A session a turn runs on is refused.
@@ -305,24 +305,24 @@ func TestRmAndPrune(t *testing.T) {
 	defer cancel()
 	cmd, ch, _ := e.startJSON(ctx, "--session", second, "hang")
 	waitFor(t, ch, protocol.EventMessageDelta)
-	r := e.mustRun(1, "", "sessions", "rm", second)
+	r := e.runExpect(1, "", "sessions", "rm", second)
 	if !strings.Contains(r.stderr, "in use") {
 		t.Errorf("rm of a session in use: %s", r.stderr)
 	}
-	if r := e.mustRun(1, "", "sessions", "prune", "--older-than", "1ms"); !strings.Contains(r.stdout, "Deleted 0 sessions") {
+	if r := e.runExpect(1, "", "sessions", "prune", "--older-than", "1ms"); !strings.Contains(r.stdout, "Deleted 0 sessions") {
 		t.Errorf("prune with the session in use: %s %s", r.stdout, r.stderr)
 	}
 	cmd.Process.Signal(os.Interrupt)
 	for range ch {
 	}
 	cmd.Wait()
-	if r := e.mustRun(0, "", "sessions", "prune", "--older-than", "30d", "--dry-run"); !strings.Contains(r.stdout, "No session older than 30d") {
+	if r := e.runExpect(0, "", "sessions", "prune", "--older-than", "30d", "--dry-run"); !strings.Contains(r.stdout, "No session older than 30d") {
 		t.Errorf("prune 30d: %s", r.stdout)
 	}
-	if r := e.mustRun(0, "", "sessions", "prune", "--older-than", "1ms"); !strings.Contains(r.stdout, "Deleted 1 sessions") {
+	if r := e.runExpect(0, "", "sessions", "prune", "--older-than", "1ms"); !strings.Contains(r.stdout, "Deleted 1 sessions") {
 		t.Errorf("prune: %s", r.stdout)
 	}
-	e.mustRun(2, "", "sessions", "prune", "--older-than", "soon")
+	e.runExpect(2, "", "sessions", "prune", "--older-than", "soon")
 }
 
 func TestTUIRewindMenuAndUndo(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
@@ -60,6 +61,8 @@ type App struct {
 	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
+	skillCats     skillCatalogs             // sessions' frozen skills (extensions.go)
+	skillCache    skills.Cache              // parsed SKILL.md files
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
@@ -94,6 +97,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is mx-claw's version, told to MCP servers.
 	Version string
+	// Headless marks a process no one watches (mx-claw run): skill
+	// proposals are off unless the config turns them on explicitly, since
+	// a proposal is a model request the user did not see coming and the
+	// process would wait for it before exiting.
+	Headless bool
 }
 
 // LoadConfig loads the config of the home directory.
@@ -112,10 +120,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg *tools.Registry
 		err error
 	}
+	a := &App{Home: home, Config: cfg, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	regc := make(chan registryResult, 1)
 	go func() {
 		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills))...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
@@ -128,9 +138,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg,
-		Checkpoints: newCheckpoints(home, opts.Logger)}
+	a.Store, a.tools = st, reg
+	a.Checkpoints = newCheckpoints(home, opts.Logger)
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
@@ -146,6 +155,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Commands:         a.commands,
 		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
+		SessionContext:   a.sessionContext,
+		Remember:         a.remember,
+		ProposeSkill:     a.proposeSkillFunc(),
+		MinProposalCalls: cfg.Skills.MinProposalCalls,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),

@@ -86,7 +86,8 @@ func newRunCmd(stdio IO) *cobra.Command {
 		Use:   "run [flags] PROMPT",
 		Short: "Run one task headless and print the answer",
 		Long: `Run one task without the interactive UI. The prompt is the arguments, or
-standard input when there are none. The answer streams to stdout; with --json
+standard input when there are none. A prompt "/name args" runs the custom
+slash command name (see /help in the REPL), as the REPL would. The answer streams to stdout; with --json
 every event is printed as one JSON line instead.
 
 Calls that need approval are denied (the model is told why) unless
@@ -142,7 +143,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode})
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode, Headless: true})
 	if err != nil {
 		return err
 	}
@@ -179,6 +180,10 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		return usageErr(err)
 	}
 
+	input, turnModel, grants, err := customCommand(ctx, a, ws, prompt, f.model, stdio.Err)
+	if err != nil {
+		return err
+	}
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	if sess == nil {
 		sess, err = a.Core.CreateSession(ctx, ws, model.ID, printer.Handle)
@@ -188,7 +193,10 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	}
 	err = a.Core.Run(ctx, agent.TurnRequest{
 		SessionID:     sess.ID,
-		Input:         prompt,
+		Input:         input,
+		TurnModel:     turnModel,
+		Grants:        grants,
+		Typed:         prompt,
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,
@@ -197,6 +205,9 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if endErr := a.Core.EndSession(context.WithoutCancel(ctx), sess.ID, "other", printer.Handle); endErr != nil && err == nil {
 		err = endErr
 	}
+	// A skill proposal the turn started finishes before the process
+	// ends (the answer is already out); Ctrl-C stops it.
+	a.Core.WaitBackground(ctx)
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -114,6 +115,10 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	opts.Session = sess
 	err = tui.Run(ctx, stdio.In, stdio.Out, opts)
 	b.EndSessions(context.WithoutCancel(ctx), "prompt_input_exit")
+	// A skill proposal still being written gets a little time to finish.
+	wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+	a.Core.WaitBackground(wait)
+	cancel()
 	return err
 }
 

@@ -65,6 +65,8 @@ type Config struct {
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
+	// Skills configures skills and skill proposals.
+	Skills Skills `json:"skills,omitzero"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
@@ -82,6 +84,21 @@ type ModelSettings struct {
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
 }
+
+// Skills configures skills: how many the index of a new session lists,
+// and whether the model is asked to propose skills from finished turns.
+type Skills struct {
+	// Proposals, if false, turns skill proposals off; absent means on.
+	Proposals *bool `json:"proposals,omitempty"`
+	// MinProposalCalls is how many tool calls a turn needs to be learned
+	// from; 0 means the default (4).
+	MinProposalCalls int `json:"minProposalCalls,omitempty"`
+	// IndexSize caps the skills a system prompt lists; 0 means 30.
+	IndexSize int `json:"indexSize,omitempty"`
+}
+
+// ProposalsOn reports whether skill proposals are on.
+func (s Skills) ProposalsOn() bool { return s.Proposals == nil || *s.Proposals }
 
 // Budget is the default spending cap of runs and sessions; zero fields
 // are no cap. Flags of a run override the per-run ones.
@@ -154,6 +171,10 @@ func Load(home string) (*Config, error) {
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
 	c.Budget = f.Budget
+	c.Skills = f.Skills
+	if f.Skills.MinProposalCalls < 0 || f.Skills.IndexSize < 0 {
+		return nil, fmt.Errorf("config %s: skills values must not be negative", path)
+	}
 	c.StreamIdleTimeout = f.StreamIdleTimeout
 	if f.StreamIdleTimeout != "" {
 		if d, err := time.ParseDuration(f.StreamIdleTimeout); err != nil || d <= 0 {
@@ -205,7 +226,7 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
-		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills,
 		StreamIdleTimeout: c.StreamIdleTimeout,
 		Providers:         make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {

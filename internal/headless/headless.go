@@ -89,6 +89,14 @@ func (p *Printer) Handle(e protocol.Event) {
 		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventPermissionRequested:
 		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventMemoryCandidate:
+		if c := e.Candidate; c != nil {
+			p.progress("Memory candidate %s for %s: %s (review: mx-claw memory candidates)", c.ID, c.File, termsafe.Sanitize(firstLine(c.Text)))
+		}
+	case protocol.EventSkillProposed:
+		if s := e.Proposal; s != nil {
+			p.progress("Skill proposed: %s (review: mx-claw skills proposed)", termsafe.Sanitize(s.Name))
+		}
 	case protocol.EventInputReturned:
 		for _, q := range e.Queued {
 			p.progress("⚠ a queued message was not sent: %s", termsafe.Sanitize(firstLine(q.Content)))

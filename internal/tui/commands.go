@@ -132,6 +132,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		full.fullReasoning = true
 		m.print(full.reasoning(m.lastReasoning))
 	default:
+		if cmds, ok := m.extraCommand(name, text); ok {
+			return cmds
+		}
 		m.print(m.th.warn.Render(fmt.Sprintf("Unknown command %s; /help lists the commands.", clean(name))))
 	}
 	return nil
@@ -152,6 +155,7 @@ func (m *Model) help() string {
 	for _, c := range slashCommands {
 		fmt.Fprintf(&sb, "  %-13s %s\n", c.name, strings.TrimSpace(c.args+"  "+m.th.dim.Render(c.help)))
 	}
+	m.extraHelp(&sb)
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")

@@ -85,6 +85,8 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		m.print(m.todoList())
 	case protocol.EventWarning, protocol.EventHookWarning:
 		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
+	case protocol.EventMemoryCandidate:
+		m.printCandidate(ev.Candidate) // extras.go
 	case protocol.EventRetry:
 		// The request is sent again: what streamed of it is dropped.
 		m.restartAnswer()

@@ -256,6 +256,11 @@ func (m *Model) complete() {
 			matches = append(matches, c.name)
 		}
 	}
+	for _, n := range m.extraNames() {
+		if strings.HasPrefix(n, v) {
+			matches = append(matches, n)
+		}
+	}
 	switch len(matches) {
 	case 0:
 		return

@@ -61,6 +61,10 @@ test-deps:
 		mkdir -p "$(MX_CLAW_TEST_NPM_DIR)" && \
 		npm install --prefix "$(MX_CLAW_TEST_NPM_DIR)" --no-audit --no-fund --loglevel=error $(MCP_NPM_PACKAGES) >/dev/null; \
 	else echo "test-deps: no npm here; the MCP tests against real servers skip"; fi
+	@# gopls, the language server the diagnostics tests drive (they find it on
+	@# PATH or in $$(go env GOPATH)/bin). Pinned: newer ones need a newer Go.
+	@if command -v gopls >/dev/null 2>&1 || [ -x "$$($(GO) env GOPATH)/bin/gopls" ]; then :; \
+	else $(GO) install golang.org/x/tools/gopls@v0.23.0 || echo "test-deps: gopls could not be installed; the LSP tests skip"; fi
 
 # lint runs staticcheck, pinned in go.mod as a tool (go tool staticcheck);
 # a finding that must stay is suppressed where it is, with

@@ -68,10 +68,13 @@ func samples() []protocol.Event {
 		}),
 		with(base(protocol.EventToolOutput, 0), func(e *protocol.Event) {
 			e.ToolCallID, e.ToolName, e.Text, e.Step = "call_2", "run_command", "ok  \tpkg\t0.01s\n", 1
+			e.ParentSessionID, e.ParentToolCallID = "s0", "call_task"
 		}),
 		with(base(protocol.EventToolCompleted, 6), func(e *protocol.Event) {
 			e.ToolCallID, e.ToolName, e.Summary, e.OK, e.Preview, e.DurationMS, e.Step = call.ID, call.Name, "Read main.go", &ok, "1\tpackage main", 3, 1
 			e.Message = &protocol.Message{Seq: 4, Role: protocol.RoleTool, Content: "1\tpackage main", ToolCallID: call.ID, ToolName: call.Name, TurnID: "t1"}
+			e.Changes = []protocol.FileChange{{Path: "main.go", Before: protocol.FileState{Mode: protocol.ModeRegular | 0o644, OID: "e69de29", Size: 12},
+				After: protocol.FileState{Mode: protocol.ModeRegular | 0o644, OID: "a1b2c3d", Size: 14}}}
 		}),
 		with(base(protocol.EventPermissionRequested, 7), func(e *protocol.Event) {
 			e.RequestID, e.ToolCallID, e.ToolName, e.Summary, e.Step = "r1", "call_3", "run_command", "Run go test ./...", 2
@@ -122,6 +125,16 @@ func samples() []protocol.Event {
 		with(base(protocol.EventMemoryCandidate, 23), func(e *protocol.Event) {
 			e.Candidate = &protocol.MemoryCandidate{ID: "m1", File: "MEMORY.md", Text: "Use tabs in Makefiles.",
 				Quote: "remember that Makefiles use tabs", MessageSeq: 2, CreatedAt: at}
+		}),
+		with(base(protocol.EventCheckpointRestored, 25), func(e *protocol.Event) {
+			e.TurnID = ""
+			e.Restore = &protocol.Restore{TurnID: "t1", Restored: []string{"main.go"}, Conflicts: []string{"go.mod"}}
+		}),
+		with(base(protocol.EventConversationRewound, 26), func(e *protocol.Event) {
+			e.TurnID, e.Restore = "", &protocol.Restore{ToSeq: 5, Restored: []string{"main.go"}}
+		}),
+		with(base(protocol.EventImportNote, 27), func(e *protocol.Event) {
+			e.TurnID, e.Summary, e.Text = "", "a record of type file-history-snapshot", `{"type":"file-history-snapshot"}`
 		}),
 		with(base(protocol.EventSkillProposed, 24), func(e *protocol.Event) {
 			e.Proposal = &protocol.SkillProposal{Name: "flaky-test", Description: "Reproduce and fix a flaky test",

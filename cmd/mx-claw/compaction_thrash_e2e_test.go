@@ -10,15 +10,35 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
+// The issue's scenario: a 12,000-token window when the first request (the
+// system prompt, the tool schemas and the user's message) was 18.3 KB.
+const (
+	issueWindow       = 12000
+	issueFirstRequest = 18283
+)
+
 // TestCompactionDoesNotThrash is the long session on a small window of
-// issue 20: 40 steps, each reading a different 6 KB file, on a
-// 12,000-token window. Before the fix every step after the first
-// compaction crossed the threshold again and paid a summary request (39
-// compactions); now a compaction leaves the view well below the threshold,
-// so the next one comes several steps later.
+// issue 20: 40 steps, each reading a different 6 KB file. Before the fix
+// every step after the first compaction crossed the threshold again and
+// paid a summary request (38 compactions in 40 steps); now a compaction
+// leaves the view well below the threshold, so the next one comes several
+// steps later.
+//
+// The window keeps the issue's proportion to the fixed part of a request:
+// every tool added since makes that part bigger (22 KB with 17 tools), and
+// on the literal 12,000 tokens it would leave room for fewer reads between
+// compactions however well compaction works, so the test would measure
+// the tool schemas rather than compaction.
 func TestCompactionDoesNotThrash(t *testing.T) {
 	t.Parallel()
-	const window, steps = 12000, 40
+	const steps = 40
+	probe := newSmallWindowEnv(t, issueWindow)
+	if r := probe.run("", "run", "hello"); r.code != 0 {
+		t.Fatalf("probe: exit %d: %s", r.code, r.stderr)
+	}
+	first := probe.srv.ChatRequests()[0].Size
+	window := issueWindow * first / issueFirstRequest
+	t.Logf("first request %d bytes: a window of %d tokens", first, window)
 	e := newSmallWindowEnv(t, window)
 	for i := range steps {
 		var b strings.Builder

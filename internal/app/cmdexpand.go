@@ -51,7 +51,14 @@ func (a *App) CommandPrompt(ctx context.Context, ws, sessionID string, cmd slash
 		x.sess.ID = "commands" // names the sandbox's temp dir only
 	}
 	x.sessionID = sessionID
-	return slashcmd.Expander{Check: x.check, Run: x.run, Attach: x.attach}.Expand(ctx, body)
+	prompt, err := slashcmd.Expander{Check: x.check, Run: x.run, Attach: x.attach}.Expand(ctx, body)
+	if err != nil {
+		return "", err
+	}
+	if prompt = strings.TrimSpace(prompt); prompt == "" {
+		return "", fmt.Errorf("command /%s has an empty prompt once its lines ran", cmd.Name)
+	}
+	return prompt, nil
 }
 
 // commandExpansion is what expanding one command needs, made when first

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 )
@@ -191,5 +192,39 @@ func TestCustomCommandUntrustedNeverRuns(t *testing.T) {
 	e.mustRun("run", "--trust", "/setup")
 	if got := userMessage(e.srv.ChatRequests()[1]); got != "Here: "+e.ws {
 		t.Errorf("the trusted command sent %q", got)
+	}
+}
+
+// In the REPL a custom command's lines run and its files are attached the
+// same way; a refused line is told on the screen, with no model request
+// and nothing run.
+func TestTUICustomCommandShellLinesAndFiles(t *testing.T) {
+	e := newEnv(t, llmtest.Text("context-received"))
+	e.writeHomeFile("commands/where.md", "---\ndescription: Say where we are\n---\nHere: !`pwd`; notes in @notes.txt\n")
+	e.writeHomeFile("commands/mk.md", "---\ndescription: Make a file\n---\n!`touch made.txt`\n")
+	e.writeWS("notes.txt", "note-marker\n")
+	p := e.startTUI()
+	p.typeLine("/mk")
+	s := p.waitFor("would need approval", 20*time.Second)
+	if !strings.Contains(s, "touch made.txt") {
+		t.Errorf("the screen does not name the refused line:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "made.txt")); err == nil {
+		t.Error("the refused line ran")
+	}
+	if n := len(e.srv.ChatRequests()); n != 0 {
+		t.Fatalf("%d model requests for a refused command", n)
+	}
+	p.typeLine("/where")
+	p.waitFor("context-received", 20*time.Second)
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want 1", len(reqs))
+	}
+	got := userMessage(reqs[0])
+	for _, want := range []string{"Here: " + e.ws + "; notes in @notes.txt", "<file path=\"notes.txt\">\nnote-marker\n</file>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the request lacks %q:\n%s", want, got)
+		}
 	}
 }

@@ -89,7 +89,7 @@ The stored transcript keeps every message.`,
 		},
 	}
 	compactCmd.Flags().StringVar(&instructions, "instructions", "", "what the summary should focus on")
-	cmd.AddCommand(list, show, compactCmd)
+	cmd.AddCommand(list, show, compactCmd, newSessionsRmCmd(stdio))
 	return cmd
 }
 

@@ -80,6 +80,9 @@ type Store interface {
 	CreateSession(ctx context.Context, s *protocol.Session) error
 	// GetSession returns a session or an error wrapping ErrNotFound.
 	GetSession(ctx context.Context, id string) (*protocol.Session, error)
+	// DeleteSession removes a session and what is kept for it alone; it
+	// fails with *LeaseHeldError while another live owner holds its lease.
+	DeleteSession(ctx context.Context, id, owner string) error
 	// ListSessions returns sessions, most recently updated first.
 	ListSessions(ctx context.Context, opts ListOptions) ([]protocol.Session, error)
 	// UpdateSession stores the mutable fields of s (title, model, status,

@@ -102,6 +102,10 @@ type Options struct {
 	// TempJournal, if set, records the temporary files of workspace
 	// writes, so a later start can remove those of a killed process.
 	TempJournal *tools.TempJournal
+	// ApprovalPoll is how often a turn waiting for an approval reads the
+	// store for an answer given in another process; DefaultApprovalPoll
+	// if zero.
+	ApprovalPoll time.Duration
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -121,9 +125,9 @@ type Core struct {
 	// unsaved holds, per session, file versions the guard recorded that
 	// are not stored yet; the turn's next batch stores them.
 	unsaved map[string][]protocol.FileVersion
-	// waiters are the turns of this process waiting for an answer, by
-	// approval id.
-	waiters map[string]chan ResolveRequest
+	// waiters wake the turns of this process waiting for an answer, by
+	// approval id (see answer.go).
+	waiters map[string]chan struct{}
 	// calibrators correct token estimates by model, from reported usage.
 	calibrators map[string]*catalog.Calibrator
 	// estimateCaches keep each session's per-message token estimates.
@@ -226,13 +230,16 @@ func New(opts Options) (*Core, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.ApprovalPoll <= 0 {
+		opts.ApprovalPoll = DefaultApprovalPoll
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
 		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion),
-		waiters: make(map[string]chan ResolveRequest)}, nil
+		waiters: make(map[string]chan struct{})}, nil
 }
 
 // Owner returns the name this Core holds leases under.

@@ -63,9 +63,20 @@ type Approval struct {
 	Call      ToolCall   `json:"call"`
 	Summary   string     `json:"summary"`
 	Remaining []ToolCall `json:"remaining,omitempty"`
-	// Status is "pending", "approved" or "rejected".
-	Status     string    `json:"status"`
-	Feedback   string    `json:"feedback,omitempty"`
+	// Status is "pending", "approved", "rejected" or "cancelled".
+	Status   string `json:"status"`
+	Feedback string `json:"feedback,omitempty"`
+	// Scope and Rule are those of the answer: "once", "session" or
+	// "always", and the rule the person chose to save instead of the
+	// suggested one.
+	Scope string `json:"scope,omitempty"`
+	Rule  string `json:"rule,omitempty"`
+	// AnsweredBy names who answered when it was not the process that
+	// asked: "the web panel", "mx-claw approve", "another process".
+	AnsweredBy string `json:"answeredBy,omitempty"`
+	// Waiter is the lease owner whose turn waits for the answer in its
+	// process (the REPL, a server); empty when the turn paused and ended.
+	Waiter     string    `json:"waiter,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	ResolvedAt time.Time `json:"resolvedAt,omitzero"`
 }

@@ -41,7 +41,7 @@ func TestLayering(t *testing.T) {
 		{"internal/safefile", none},
 		{"internal/llm", func(imp string) bool { return strings.HasPrefix(imp, "internal/llm") || imp == "internal/sse" }},
 		{"internal/tools", func(imp string) bool {
-			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox")
+			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox", "internal/webfetch", "internal/images", "internal/websearch")
 		}},
 		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
 		{"internal/sandbox", none},
@@ -49,9 +49,22 @@ func TestLayering(t *testing.T) {
 		{"internal/config", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/safefile") }},
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
 		{"internal/termsafe", none},
+		{"internal/webfetch", none},
+		{"internal/websearch", none},
+		{"internal/images", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
+		{"internal/subagent", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
+		{"internal/worktree", func(imp string) bool {
+			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox", "internal/safefile")
+		}},
+		{"internal/frontmatter", none},
+		{"internal/skills", func(imp string) bool {
+			return oneOf(imp, "internal/safefile", "internal/frontmatter", "internal/tools")
+		}},
+		{"internal/slashcmd", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
+		{"internal/plugins", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/server/web", none},
@@ -74,6 +87,7 @@ func TestLayering(t *testing.T) {
 				"internal/config", "internal/permission", "internal/protocol", "internal/secret", "internal/sse", "internal/store")
 		}},
 		{"internal/jsonrpc", none},
+		{"internal/lsp", func(imp string) bool { return oneOf(imp, "internal/tools", "internal/execx") }},
 		// The stdio front doors translate; the core is reached through
 		// app.Driver only.
 		{"internal/acp", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},

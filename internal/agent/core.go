@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/subagent"
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
@@ -83,6 +86,23 @@ type Options struct {
 	// Context returns the context files (AGENTS.md) frozen into a new
 	// session at its first turn, with warnings for the user; nil adds none.
 	Context func(workspace string) (text string, warnings []string)
+	// SessionContext returns the memory and the skill index frozen into
+	// a new session's system prompt at its first turn (sessionctx.go);
+	// nil adds none.
+	SessionContext SessionContextFunc
+	// Remember, if set, keeps the requests to remember found in the
+	// user's message of a completed turn as candidates a person reviews,
+	// and returns them (afterturn.go). typed is the message as the user
+	// typed it; msg is the stored one.
+	Remember func(ctx context.Context, sess *protocol.Session, msg *protocol.Message, typed string) ([]protocol.MemoryCandidate, error)
+	// ProposeSkill, if set, keeps the skill a model wrote (answer) for a
+	// completed turn's trajectory, for a person to review; nil turns skill
+	// proposals off. An error matching skills.ErrNoProposal or
+	// skills.ErrExists says nothing was kept.
+	ProposeSkill func(ctx context.Context, tr skills.Trajectory, answer string) (*protocol.SkillProposal, error)
+	// MinProposalCalls is how many tool calls a turn needs before a skill
+	// is proposed from it; DefaultMinProposalCalls if zero.
+	MinProposalCalls int
 	// Catalog describes a model: its context window and prices; nil
 	// leaves context use and cost unknown.
 	Catalog func(modelID string) catalog.Model
@@ -99,6 +119,14 @@ type Options struct {
 	// OutputDir, if set, keeps the whole output of commands whose result
 	// is cut, a directory per session, for read_tool_output.
 	OutputDir string
+	// Roots returns a session's additional directories (--add-dir,
+	// /add-dir, permissions.additionalDirectories): roots beside the
+	// workspace that tools may use, with the same boundary checks and
+	// protected paths. Nil adds none; an error stops the turn.
+	Roots func(ctx context.Context, sess *protocol.Session) ([]string, error)
+	// Jobs, if set, runs the background processes of the session's
+	// commands (run_command with background: true).
+	Jobs *execx.Jobs
 	// TempJournal, if set, records the temporary files of workspace
 	// writes, so a later start can remove those of a killed process.
 	TempJournal *tools.TempJournal
@@ -106,6 +134,19 @@ type Options struct {
 	// store for an answer given in another process; DefaultApprovalPoll
 	// if zero.
 	ApprovalPoll time.Duration
+	// Subagents, if set, returns the subagent types a session's task
+	// tool offers, with warnings for the user (agent files that could
+	// not be read); it is called at the session's first turn in this
+	// process, with the tools. Nil offers no task tool.
+	Subagents func(ctx context.Context, sess *protocol.Session) ([]subagent.Definition, []string)
+	// SubagentLimits bound each subagent; see SubagentLimits.
+	SubagentLimits SubagentLimits
+	// Worktrees is the folder writing subagents' git worktrees are made
+	// in (worktree: true); empty refuses worktree delegation.
+	Worktrees string
+	// Diagnose, if set, checks the files a file-editing call changes
+	// with a language server (see DiagnoseFunc).
+	Diagnose DiagnoseFunc
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -135,6 +176,14 @@ type Core struct {
 	// started are the sessions whose SessionStart hooks ran in this
 	// process; noticed the hooks notices already shown.
 	started, noticed map[string]bool
+
+	// Background work of finished turns (afterturn.go): bgCtx ends it,
+	// bgWG counts it, and background holds the sessions whose records it
+	// is writing (a turn starting meanwhile waits for it).
+	bgCtx      context.Context
+	bgCancel   context.CancelFunc
+	bgWG       sync.WaitGroup
+	background map[string]bool
 	// editors are the user's editors by session id (SetEditor).
 	editors sync.Map
 	// registries are the sessions' tool registries (SessionTools), kept
@@ -145,7 +194,7 @@ type Core struct {
 // sessionTools returns the session's tool registry and, the first time
 // it is built in this process, the warnings that came with it.
 func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools.Registry, []string, error) {
-	if c.opts.SessionTools == nil {
+	if c.opts.SessionTools == nil && c.opts.Subagents == nil {
 		return c.opts.Tools, nil, nil
 	}
 	c.mu.Lock()
@@ -154,9 +203,25 @@ func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools
 	if ok {
 		return reg, nil, nil
 	}
-	reg, warnings, err := c.opts.SessionTools(ctx, sess)
-	if err != nil {
-		return nil, warnings, err
+	reg = c.opts.Tools
+	var warnings []string
+	if c.opts.SessionTools != nil {
+		var err error
+		if reg, warnings, err = c.opts.SessionTools(ctx, sess); err != nil {
+			return nil, warnings, err
+		}
+	}
+	// A user's session gets the task tool; a subagent's registry is set
+	// when it starts (startChild).
+	if c.opts.Subagents != nil && sess.ParentID == "" {
+		defs, w := c.opts.Subagents(ctx, sess)
+		if sess.MessageCount == 0 {
+			warnings = append(warnings, w...)
+		}
+		var err error
+		if reg, err = reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err != nil {
+			return nil, warnings, err
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -233,13 +298,16 @@ func New(opts Options) (*Core, error) {
 	if opts.ApprovalPoll <= 0 {
 		opts.ApprovalPoll = DefaultApprovalPoll
 	}
+	opts.SubagentLimits = opts.SubagentLimits.withDefaults()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
+	c := &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
 		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion),
-		waiters: make(map[string]chan struct{})}, nil
+		waiters: make(map[string]chan struct{}), background: make(map[string]bool)}
+	c.bgCtx, c.bgCancel = context.WithCancel(context.Background())
+	return c, nil
 }
 
 // Owner returns the name this Core holds leases under.
@@ -279,15 +347,49 @@ func (c *Core) Cancel(sessionID string) bool {
 	return ok
 }
 
-// claim marks the session as running a turn in this process.
+// claim marks the session as running a turn in this process. While
+// background work records its results on the session (a moment), the
+// turn waits for it rather than fail.
 func (c *Core) claim(sessionID string, cancel context.CancelCauseFunc) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, busy := c.active[sessionID]; busy {
-		return ErrTurnActive
+	for wait := 0; ; wait++ {
+		c.mu.Lock()
+		if _, busy := c.active[sessionID]; busy {
+			c.mu.Unlock()
+			return ErrTurnActive
+		}
+		if !c.background[sessionID] || wait >= 200 {
+			c.active[sessionID] = cancel
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
 	}
-	c.active[sessionID] = cancel
-	return nil
+}
+
+// claimBackground marks the session as written by background work once no
+// turn of this process runs on it.
+func (c *Core) claimBackground(ctx context.Context, sessionID string) error {
+	for {
+		c.mu.Lock()
+		if _, busy := c.active[sessionID]; !busy && !c.background[sessionID] {
+			c.background[sessionID] = true
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Core) unclaimBackground(sessionID string) {
+	c.mu.Lock()
+	delete(c.background, sessionID)
+	c.mu.Unlock()
 }
 
 // fileTracker returns the session's read-before-write guard. It is kept in

@@ -137,7 +137,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	for i, tc := range tcs {
 		calls[i] = t.prepare(tc)
 		c := calls[i]
-		if c.early != "" || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		if c.early != "" || !readOnly(c) {
 			parallel = false
 		}
 		if c.early == DuplicateCallResult {
@@ -222,13 +222,14 @@ type outcome struct {
 	content  string
 	isError  bool
 	duration time.Duration
+	images   []protocol.Image
 }
 
 // execute runs one prepared, allowed call, emitting tool.started. It
 // returns an error only when the turn must stop.
 func (t *turn) execute(c *call) (outcome, error) {
 	started := t.startedEvent(c)
-	if !readOnly(c) {
+	if !readOnly(c) || startsAfterStarted(c) {
 		if err := t.emit(started); err != nil {
 			return outcome{}, err
 		}
@@ -251,7 +252,20 @@ func (t *turn) execute(c *call) (outcome, error) {
 // anything: what may run in parallel batches, and before its tool.started
 // is stored.
 func readOnly(c *call) bool {
-	return c.tool != nil && c.tool.Risk() == tools.RiskRead && c.tool.ConcurrencySafe()
+	if c.tool == nil || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		return false
+	}
+	if cc, ok := c.tool.(tools.CallConcurrency); ok {
+		return c.args != nil && cc.ConcurrentCall(c.args)
+	}
+	return true
+}
+
+// startsAfterStarted reports whether c runs only once its tool.started is
+// stored: a task call, whose subagent's events must come after it.
+func startsAfterStarted(c *call) bool {
+	_, ok := c.tool.(*taskTool)
+	return ok
 }
 
 // startedEvent is c's tool.started.
@@ -286,9 +300,20 @@ func (t *turn) runTool(c *call) ranCall {
 	}
 	env.Output = t.outputStream(c)
 	env.CommandSetup = t.commandSetup()
+	if p := t.policy; p != nil {
+		env.TrustedHost = p.NamesHost
+	}
+	env.Jobs = t.core.opts.Jobs
+	env.Images = t.readsImages()
 	t.snapshot(c)
 	start := time.Now()
+	after := t.diagnose(c)
 	res, err := callTool(t, c, env)
+	if after != nil && err == nil && !res.IsError && t.ctx.Err() == nil {
+		if note := after(t.ctx); note != "" {
+			res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + note
+		}
+	}
 	d := time.Since(start)
 	switch {
 	case t.ctx.Err() != nil:
@@ -296,7 +321,7 @@ func (t *turn) runTool(c *call) ranCall {
 	case err != nil:
 		return ranCall{outcome: outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}}
 	}
-	return ranCall{outcome: outcome{content: res.Content, isError: res.IsError, duration: d}}
+	return ranCall{outcome: outcome{content: res.Content, isError: res.IsError, duration: d, images: res.Images}}
 }
 
 // after runs the PostToolUse hooks of a call that ran to its end.
@@ -315,6 +340,9 @@ func callTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
 			err = fmt.Errorf("internal error in %s: %v", c.Name, r)
 		}
 	}()
+	if tt, ok := c.tool.(*taskTool); ok {
+		return t.runTask(tt, c)
+	}
 	return c.tool.Run(t.ctx, env, c.args)
 }
 
@@ -324,7 +352,7 @@ func (t *turn) storeResult(c *call, o outcome) error {
 	if err := t.recordResult(c, o); err != nil {
 		return err
 	}
-	t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: o.content, ToolCallID: c.ID})
+	t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: o.content, ToolCallID: c.ID, Images: llmImages(o.images)})
 	return nil
 }
 
@@ -332,11 +360,11 @@ func (t *turn) storeResult(c *call, o outcome) error {
 // does not touch the view, so tool goroutines' results can be recorded as
 // they complete.
 func (t *turn) recordResult(c *call, o outcome) error {
-	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError}
+	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError, Images: o.images}
 	ok := !o.isError
 	return t.record([]*protocol.Message{&msg}, protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
 		ToolName: c.Name, Summary: c.summary, OK: &ok, Preview: preview(o.content),
-		DurationMS: o.duration.Milliseconds(), Message: &msg, Step: t.step})
+		DurationMS: o.duration.Milliseconds(), Message: msg.WithoutImageData(), Step: t.step})
 }
 
 // cancelRest stores a cancellation result for calls that never ran and
@@ -372,6 +400,9 @@ func (t *turn) runParallel(calls []*call) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if startsAfterStarted(c) {
+				<-stored
+			}
 			sem <- struct{}{}
 			r := t.runTool(c)
 			<-sem
@@ -403,7 +434,7 @@ func (t *turn) runParallel(calls []*call) error {
 		return firstErr
 	}
 	for i, c := range calls {
-		t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: outs[i].content, ToolCallID: c.ID})
+		t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: outs[i].content, ToolCallID: c.ID, Images: llmImages(outs[i].images)})
 	}
 	return nil
 }

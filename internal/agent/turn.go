@@ -36,6 +36,19 @@ type TurnRequest struct {
 	OnAsk AskPolicy
 	// Budget caps the turn; zero fields are no cap.
 	Budget Budget
+	// TurnModel, if set, is the model of this turn only (a custom
+	// command's model): the session keeps its own for the next turns.
+	TurnModel string
+	// Grants are allow rules for this turn only (a custom command's
+	// allowed-tools); deny rules and hard checks still apply.
+	Grants []permission.Grant
+	// Typed, if set, is what the user typed when Input was made from it
+	// (a custom command's prompt): requests to remember are looked for
+	// in the user's own words, not in the command's text.
+	Typed string
+	// Images are pictures sent with Input; the turn is refused before
+	// anything is stored when the model does not read images.
+	Images []protocol.Image
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -96,8 +109,13 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
 		}
 	}
-	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
+	if err := c.checkImages(ctx, req); err != nil {
+		return err
+	}
+	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget,
+		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed}
 	err := c.drive(ctx, setup, sink, func(t *turn) error {
+		t.images = req.Images
 		t.returnQueued() // left by a turn that ended without sending them
 		return t.run(req.Input)
 	})
@@ -120,7 +138,7 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protoco
 			parts[i] = q.Content
 		}
 		input := strings.Join(parts, "\n\n")
-		setup.model = ""
+		setup.model, setup.turnModel, setup.grants, setup.typed = "", "", nil, ""
 		if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(input) }); err != nil {
 			return err
 		}
@@ -164,6 +182,10 @@ type turnSetup struct {
 	onAsk     AskPolicy
 	turnID    string // set when resuming a paused turn
 	budget    Budget
+	turnModel string             // the model of this turn only, if set
+	grants    []permission.Grant // allow rules of this turn only
+	typed     string             // what the user typed, if Input was made from it
+	parent    *parentLink        // set for a subagent's turn
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -183,7 +205,10 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return err
 	}
 	modelID := setup.model
-	if modelID == "" {
+	switch {
+	case setup.turnModel != "":
+		modelID = setup.turnModel
+	case modelID == "":
 		modelID = sess.Model
 	}
 	model, err := c.opts.Models(modelID)
@@ -194,7 +219,13 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if w, ok := model.Client.(llm.Warmer); ok {
 		w.Warm()
 	}
-	ws, err := tools.NewWorkspace(sess.Workspace)
+	var roots []string
+	if c.opts.Roots != nil {
+		if roots, err = c.opts.Roots(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
+	ws, err := tools.NewWorkspace(sess.Workspace, roots...)
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
@@ -210,15 +241,26 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return err
 	}
 	var policy *permission.Policy
-	if c.opts.Permissions != nil {
-		if policy, err = c.opts.Permissions(ctx, sess); err != nil {
-			return &ConfigError{Err: err}
-		}
-	}
 	var runner *hooks.Runner
-	if c.opts.Hooks != nil {
-		if runner, err = c.opts.Hooks(ctx, sess); err != nil {
-			return &ConfigError{Err: err}
+	if p := setup.parent; p != nil {
+		// A subagent decides as its parent does, never more loosely, and
+		// runs its parent's hooks.
+		policy, runner = p.turn.policy, p.turn.hooks
+	} else {
+		if c.opts.Permissions != nil {
+			if policy, err = c.opts.Permissions(ctx, sess); err != nil {
+				return &ConfigError{Err: err}
+			}
+			if len(setup.grants) > 0 {
+				if policy, err = policy.WithGrants(setup.grants...); err != nil {
+					return &ConfigError{Err: err}
+				}
+			}
+		}
+		if c.opts.Hooks != nil {
+			if runner, err = c.opts.Hooks(ctx, sess); err != nil {
+				return &ConfigError{Err: err}
+			}
 		}
 	}
 	var commands *execx.Runner
@@ -257,24 +299,28 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	}
 
 	t := &turn{
-		core:   c,
-		ctx:    ctx,
-		bg:     bg,
-		sess:   sess,
-		model:  model,
-		ws:     ws,
-		files:  files,
-		policy: policy,
-		hooks:  runner,
-		cmds:   commands,
-		tools:  reg,
-		git:    git,
-		onAsk:  setup.onAsk,
-		budget: setup.budget,
-		id:     setup.turnID,
-		sink:   sink,
-		seen:   make(map[string]bool),
-		start:  c.opts.Now(),
+		core:             c,
+		ctx:              ctx,
+		bg:               bg,
+		sess:             sess,
+		model:            model,
+		ws:               ws,
+		files:            files,
+		policy:           policy,
+		hooks:            runner,
+		cmds:             commands,
+		tools:            reg,
+		git:              git,
+		onAsk:            setup.onAsk,
+		keepSessionModel: setup.turnModel != "",
+		typed:            setup.typed,
+		budget:           setup.budget,
+		parent:           setup.parent,
+		subSlots:         make(chan struct{}, c.opts.SubagentLimits.MaxParallel),
+		id:               setup.turnID,
+		sink:             sink,
+		seen:             make(map[string]bool),
+		start:            c.opts.Now(),
 	}
 	if t.id == "" {
 		t.id = newID()
@@ -293,25 +339,30 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 // turn is the state of one running turn. Its methods run on Run's
 // goroutine, except the tool calls of a parallel batch (see runBatch).
 type turn struct {
-	core    *Core
-	ctx     context.Context // cancelled when the turn must stop
-	bg      context.Context // for the writes that must happen anyway
-	sess    *protocol.Session
-	model   Model
-	id      string
-	ws      *tools.Workspace
-	files   *tools.FileTracker
-	policy  *permission.Policy
-	hooks   *hooks.Runner
-	cmds    *execx.Runner    // the sandbox of run_command; nil for none
-	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
-	git     func() *GitState // the git status probe started for a new session, if any
-	onAsk   AskPolicy
-	budget  Budget
-	warned  map[string]bool  // budgets already warned about
-	repeats map[string][]int // call key → steps it was made at
-	looping *LoopError
-	maxIter int
+	core   *Core
+	ctx    context.Context // cancelled when the turn must stop
+	bg     context.Context // for the writes that must happen anyway
+	sess   *protocol.Session
+	model  Model
+	id     string
+	ws     *tools.Workspace
+	files  *tools.FileTracker
+	policy *permission.Policy
+	hooks  *hooks.Runner
+	cmds   *execx.Runner    // the sandbox of run_command; nil for none
+	tools  *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
+	git    func() *GitState // the git status probe started for a new session, if any
+	parent *parentLink      // the task call that started this subagent's turn; nil for a user's
+	// subSlots bounds the subagents this turn's task calls run at once.
+	subSlots chan struct{}
+	// keepSessionModel says the turn's model is for this turn only.
+	keepSessionModel bool
+	onAsk            AskPolicy
+	budget           Budget
+	warned           map[string]bool  // budgets already warned about
+	repeats          map[string][]int // call key → steps it was made at
+	looping          *LoopError
+	maxIter          int
 	// freeSteps are steps that do not count against maxIter (every call
 	// a rejected duplicate).
 	freeSteps int
@@ -362,10 +413,22 @@ type turn struct {
 	viewEstimate  int  // estimated prompt tokens of the last request
 	compactFailed bool // a summary failed in this turn: drop old turns instead
 
+	// request is the user's message (before hooks add to it), typed
+	// what the user typed if the message was made from it (a custom
+	// command); user is the stored one. Post-turn observers read them
+	// (afterturn.go).
+	request, typed string
+	user           *protocol.Message
+	// hasSkills says the session was frozen with skills: only then is it
+	// offered the skill tool (sessionctx.go).
+	hasSkills bool
+
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
 	usage protocol.Usage
 	step  int
+
+	images []protocol.Image // sent with the turn's user message
 }
 
 func (t *turn) emit(e protocol.Event) error {
@@ -377,6 +440,7 @@ func (t *turn) recordCompaction(c *protocol.Compaction, e protocol.Event) error 
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
 	e.SessionID, e.TurnID = t.sess.ID, t.id
+	t.stampParent(&e)
 	if e.Timestamp.IsZero() {
 		e.Timestamp = t.core.opts.Now().UTC()
 	}
@@ -422,6 +486,7 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 	for i := range evs {
 		e := &evs[i]
 		e.SessionID, e.TurnID = t.sess.ID, t.id
+		t.stampParent(e)
 		if e.Timestamp.IsZero() {
 			e.Timestamp = now
 		}
@@ -481,7 +546,9 @@ func (t *turn) flushHeld() error {
 
 func (t *turn) run(input string) error {
 	st := t.core.opts.Store
-	t.sess.Model = t.model.ID
+	if !t.keepSessionModel {
+		t.sess.Model = t.model.ID
+	}
 	history, err := st.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
@@ -492,14 +559,29 @@ func (t *turn) run(input string) error {
 	}
 	t.hookNotices()
 	var msgs []*protocol.Message
+	var frozen []protocol.Event
+	t.request = input
+	if t.typed == "" {
+		t.typed = input
+	}
 	started := t.sessionStart(len(history) == 0)
 	if len(history) == 0 {
-		// A new session: freeze its system prompt, with what SessionStart
-		// hooks add.
+		// A new session: freeze its system prompt, with its memory and
+		// skill index (sessionctx.go) and what SessionStart hooks add.
+		sc := t.sessionContext(input)
 		prompt := t.core.opts.SystemPrompt
 		if prompt == "" {
-			prompt = BuildPrompt(t.environment()).Text()
+			prompt = BuildPrompt(t.environment()).WithContext(sc).Text()
+		} else {
+			prompt = withSections(prompt, sc)
 		}
+		if t.parent != nil {
+			prompt += "\n\n" + t.parent.prompt
+		}
+		if sc != nil {
+			frozen = append(frozen, protocol.Event{Type: protocol.EventContextFrozen, Context: &sc.Frozen})
+		}
+		t.hasSkills = sc != nil && len(sc.Frozen.Skills) > 0
 		if started != "" {
 			prompt += "\n\n" + started
 		}
@@ -516,6 +598,7 @@ func (t *turn) run(input string) error {
 			}
 		}
 	} else {
+		t.hasSkills = t.frozenSkills()
 		if note := t.environmentNote(); note != "" {
 			// What changed since the model was last told (mode, model,
 			// date…) comes as a note before the message: the system
@@ -534,18 +617,20 @@ func (t *turn) run(input string) error {
 	if t.sess.Title == "" {
 		t.sess.Title = titleOf(input)
 	}
-	user := &protocol.Message{Role: protocol.RoleUser, Content: input}
+	user := &protocol.Message{Role: protocol.RoleUser, Content: input, Images: t.images}
 	msgs = append(msgs, user)
 	// The status, the start of the turn and the user's message (with a
 	// new session's system prompt) are stored together, before the model
 	// is called.
 	t.statusEvent(protocol.StatusRunning, "")
-	if err := t.record(msgs,
-		protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
-		protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID},
-		protocol.Event{Type: protocol.EventMessageCompleted, Message: user}); err != nil {
+	evs := append([]protocol.Event{
+		{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
+		{Type: protocol.EventTurnStarted, Model: t.model.ID}},
+		append(frozen, protocol.Event{Type: protocol.EventMessageCompleted, Message: user.WithoutImageData()})...)
+	if err := t.record(msgs, evs...); err != nil {
 		return err
 	}
+	t.user = user
 	// Repair once; from here on every message is appended to the view as
 	// it is stored, and every call gets its result in call order, so the
 	// view stays equal to repairView of the stored transcript. With
@@ -559,7 +644,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.tools)
+	specs := t.offeredTools()
 	for t.step++; t.step <= t.maxIter+t.freeSteps; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
@@ -650,7 +735,11 @@ func (t *turn) checkBudget() error {
 // stop_hook_active (and the iteration budget still bounds it). A hook's
 // "continue": false wins over a block.
 func (t *turn) stopHook(answer string) (bool, error) {
-	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
+	name := hooks.Stop
+	if t.parent != nil {
+		name = hooks.SubagentStop
+	}
+	res := t.runHooks(hooks.Event{Name: name, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
 	if t.hk.isHalted() {
 		return false, t.stopped()
 	}
@@ -682,7 +771,7 @@ func (t *turn) stopped() error {
 
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err error) {
-	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
+	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.viewForModel(t.view), Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
 	t.partial.Reset()
@@ -819,7 +908,15 @@ func (t *turn) finish(runErr error) error {
 			done.CostUSD = &c
 		}
 		t.statusEvent(protocol.StatusIdle, "")
-		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
+		// Post-turn observers (afterturn.go): requests to remember are
+		// recorded with the end of the turn; a skill proposal is asked for
+		// in the background once it is recorded. Neither fails the turn.
+		evs := append(t.rememberRequests(), protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
+		if err := t.record(nil, evs...); err != nil {
+			return err
+		}
+		t.proposeSkill()
+		return nil
 	case errorCode(runErr) != protocol.CodeBudget && (t.ctx.Err() != nil || errors.Is(runErr, context.Canceled)):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
 		t.returnQueued()

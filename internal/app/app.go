@@ -22,14 +22,17 @@ import (
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/lsp"
 	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
+	"github.com/mx-claw/mx-claw/internal/worktree"
 )
 
 // DBFileName is the database's file name inside the home directory.
@@ -48,6 +51,9 @@ type App struct {
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
+	// Jobs are the background processes of this process's sessions
+	// (run_command with background: true); Close stops them.
+	Jobs *execx.Jobs
 	// Sandbox chooses and runs the command sandbox (see sandbox.go).
 	Sandbox *sandbox.Manager
 	groups  *execx.Groups // the process groups of running commands
@@ -57,9 +63,12 @@ type App struct {
 	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
+	skillCats     skillCatalogs             // sessions' frozen skills (extensions.go)
+	skillCache    skills.Cache              // parsed SKILL.md files
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	addDirs []string              // --add-dir and /add-dir, canonical
 	// sessionModes are permission modes chosen for single sessions in
 	// this process (Driver.SetMode), by session id.
 	sessionModes sync.Map
@@ -70,6 +79,7 @@ type App struct {
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once
 	mcp     *mcp.Manager // see MCP
+	extras  extras       // language servers, subagents' limits (subagents.go)
 
 	// cfgMu guards Config against UpdateConfig; settingsWrite serialises
 	// UpdateUserPermissions (usersettings.go).
@@ -87,6 +97,9 @@ type Options struct {
 	// Trust trusts the workspaces of this process's sessions (--trust),
 	// and remembers that.
 	Trust bool
+	// AddDirs are directories beside the workspace the sessions of this
+	// process may use (--add-dir); each must exist.
+	AddDirs []string
 	// SandboxMode is the sandbox mode chosen for this process (--sandbox);
 	// empty leaves it to the settings.
 	SandboxMode sandbox.Mode
@@ -94,6 +107,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is mx-claw's version, told to MCP servers.
 	Version string
+	// Headless marks a process no one watches (mx-claw run): skill
+	// proposals are off unless the config turns them on explicitly, since
+	// a proposal is a model request the user did not see coming and the
+	// process would wait for it before exiting.
+	Headless bool
 }
 
 // LoadConfig loads the config of the home directory.
@@ -112,10 +130,22 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg *tools.Registry
 		err error
 	}
+	a := &App{Home: home, Config: cfg, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	regc := make(chan registryResult, 1)
+	web, err := webTools(cfg, secrets)
+	if err != nil {
+		return nil, &agent.ConfigError{Err: err}
+	}
+	x := loadExtras(home, opts)
 	go func() {
-		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
+		all := append(builtin.All(), builtin.NewRunCommand(), builtin.NewReadToolOutput(), builtin.NewSearchHistory(),
+			skills.NewTool(a.sessionSkills), builtin.NewProcessOutput(), builtin.NewProcessKill())
+		all = append(append(all, web...), worktree.MergeTool{})
+		if x.lsp != nil {
+			all = append(all, lsp.NewTool(x.lsp))
+		}
+		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
 	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
@@ -128,9 +158,15 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
+	a.Store, a.tools, a.extras = st, reg, x
+	for _, d := range opts.AddDirs {
+		if _, err := a.AddDir(d); err != nil {
+			st.Close()
+			return nil, &agent.ConfigError{Err: fmt.Errorf("--add-dir: %w", err)}
+		}
+	}
 	a.openSandbox()
+	a.Jobs = &execx.Jobs{Groups: a.groups}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -145,11 +181,21 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Commands:         a.commands,
 		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
+		SessionContext:   a.sessionContext,
+		Remember:         a.remember,
+		ProposeSkill:     a.proposeSkillFunc(),
+		MinProposalCalls: cfg.Skills.MinProposalCalls,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
 		OutputDir:        filepath.Join(home, OutputDirName),
 		TempJournal:      a.temps,
+		Jobs:             a.Jobs,
+		Roots:            a.roots,
+		Subagents:        a.subagents,
+		SubagentLimits:   x.limits,
+		Worktrees:        worktreesDir(home),
+		Diagnose:         x.diagnose(),
 		Logger:           opts.Logger,
 	})
 	if err != nil {
@@ -160,13 +206,17 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close stops the MCP servers, and closes the sandbox's proxies, the
-// store and the journal of temporary files.
+// Close stops the background processes and the MCP servers, and closes
+// the sandbox's proxies, the store and the journal of temporary files.
 func (a *App) Close() error {
+	a.Jobs.Close()
 	// After this no MCP manager is made, and one made before is seen.
 	a.mcpOnce.Do(func() {})
 	if a.mcp != nil {
 		a.mcp.Close()
+	}
+	if a.extras.lsp != nil {
+		a.extras.lsp.Close()
 	}
 	a.Sandbox.Close()
 	return errors.Join(a.temps.Close(), a.Store.Close())
@@ -223,7 +273,8 @@ func (a *App) model(id string) catalog.Model {
 		over = make(map[string]catalog.Override, len(a.Config.ModelSettings))
 		for k, m := range a.Config.ModelSettings {
 			over[k] = catalog.Override{ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutputTokens,
-				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice}
+				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice,
+				Images: m.Images}
 		}
 	}
 	return catalog.Lookup(id, over)

@@ -32,6 +32,8 @@ type Backend struct {
 	startMode string
 	// ran are the sessions that ran a turn, in order, for EndSessions.
 	ran []string
+
+	cmds commandCache // the workspace's custom commands (backend_ext.go)
 }
 
 // NewBackend returns the UI's backend for a workspace; model, if set, is
@@ -115,12 +117,23 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 	}
 	b.mu.Lock()
 	model := b.model
+	b.mu.Unlock()
+	b.noteRan(sessionID)
+	req := agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait, Budget: b.a.Budget()}
+	// "/name args" typed for a custom command runs the command's turn.
+	if err := b.expandCommand(ctx, &req, sink); err != nil {
+		return err
+	}
+	return b.a.Core.Run(ctx, req, sink)
+}
+
+// noteRan remembers that a session ran a turn, for EndSessions.
+func (b *Backend) noteRan(sessionID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if !slices.Contains(b.ran, sessionID) {
 		b.ran = append(b.ran, sessionID)
 	}
-	b.mu.Unlock()
-	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait,
-		Budget: b.a.Budget()}, sink)
 }
 
 // Continue runs a turn on the transcript as it is (after the step budget

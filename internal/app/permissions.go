@@ -117,6 +117,12 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 			configs = append(configs, c)
 		}
 	}
+	// Enabled plugins' hooks (extensions.go) come last.
+	plugin, err := a.pluginHooks()
+	if err != nil {
+		return nil, err
+	}
+	configs = append(configs, plugin...)
 	if len(configs) == 0 {
 		return nil, nil
 	}

@@ -65,6 +65,11 @@ type Config struct {
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
+	// Skills configures skills and skill proposals.
+	Skills Skills `json:"skills,omitzero"`
+	// WebSearch is the search service of the web_search tool; without
+	// it the tool is not offered.
+	WebSearch *WebSearch `json:"webSearch,omitempty"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
@@ -73,15 +78,43 @@ type Config struct {
 }
 
 // ModelSettings are what the user says of a model, over the built-in
-// catalog: its context window, output limit and USD prices per million
-// tokens.
+// catalog: its context window, output limit, USD prices per million
+// tokens and whether it reads images.
 type ModelSettings struct {
 	ContextWindow    *int     `json:"contextWindow,omitempty"`
 	MaxOutputTokens  *int     `json:"maxOutputTokens,omitempty"`
 	InputPrice       *float64 `json:"inputPrice,omitempty"`
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
+	// Images says whether the model reads images (attached pictures,
+	// read_file of an image); it overrides the catalog's flag.
+	Images *bool `json:"images,omitempty"`
 }
+
+// WebSearch names the web_search tool's backend: "searxng" with the URL
+// of an instance (its JSON API), or "brave" (the Brave Search API; URL
+// optional). A key, where the backend needs one, comes from the secret
+// chain under the name "websearch" (MX_CLAW_API_KEY_WEBSEARCH, or
+// provider:websearch in a store), never from this file.
+type WebSearch struct {
+	Backend string `json:"backend"`
+	URL     string `json:"url,omitempty"`
+}
+
+// Skills configures skills: how many the index of a new session lists,
+// and whether the model is asked to propose skills from finished turns.
+type Skills struct {
+	// Proposals, if false, turns skill proposals off; absent means on.
+	Proposals *bool `json:"proposals,omitempty"`
+	// MinProposalCalls is how many tool calls a turn needs to be learned
+	// from; 0 means the default (4).
+	MinProposalCalls int `json:"minProposalCalls,omitempty"`
+	// IndexSize caps the skills a system prompt lists; 0 means 30.
+	IndexSize int `json:"indexSize,omitempty"`
+}
+
+// ProposalsOn reports whether skill proposals are on.
+func (s Skills) ProposalsOn() bool { return s.Proposals == nil || *s.Proposals }
 
 // Budget is the default spending cap of runs and sessions; zero fields
 // are no cap. Flags of a run override the per-run ones.
@@ -154,6 +187,21 @@ func Load(home string) (*Config, error) {
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
 	c.Budget = f.Budget
+	c.WebSearch = f.WebSearch
+	if ws := f.WebSearch; ws != nil {
+		switch ws.Backend {
+		case "searxng", "brave":
+		default:
+			return nil, fmt.Errorf("config %s: webSearch.backend %q: want \"searxng\" or \"brave\"", path, ws.Backend)
+		}
+		if ws.Backend == "searxng" && ws.URL == "" {
+			return nil, fmt.Errorf("config %s: webSearch: a searxng backend needs \"url\", the instance's address", path)
+		}
+	}
+	c.Skills = f.Skills
+	if f.Skills.MinProposalCalls < 0 || f.Skills.IndexSize < 0 {
+		return nil, fmt.Errorf("config %s: skills values must not be negative", path)
+	}
 	c.StreamIdleTimeout = f.StreamIdleTimeout
 	if f.StreamIdleTimeout != "" {
 		if d, err := time.ParseDuration(f.StreamIdleTimeout); err != nil || d <= 0 {
@@ -205,7 +253,7 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
-		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills, WebSearch: c.WebSearch,
 		StreamIdleTimeout: c.StreamIdleTimeout,
 		Providers:         make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {

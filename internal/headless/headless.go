@@ -54,6 +54,10 @@ func (p *Printer) Handle(e protocol.Event) {
 		}
 		return
 	}
+	if e.ParentSessionID != "" {
+		p.subagent(e)
+		return
+	}
 	switch e.Type {
 	case protocol.EventMessageDelta:
 		text := e.Text
@@ -89,6 +93,14 @@ func (p *Printer) Handle(e protocol.Event) {
 		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventPermissionRequested:
 		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventMemoryCandidate:
+		if c := e.Candidate; c != nil {
+			p.progress("Memory candidate %s for %s: %s (review: mx-claw memory candidates)", c.ID, c.File, termsafe.Sanitize(firstLine(c.Text)))
+		}
+	case protocol.EventSkillProposed:
+		if s := e.Proposal; s != nil {
+			p.progress("Skill proposed: %s (review: mx-claw skills proposed)", termsafe.Sanitize(s.Name))
+		}
 	case protocol.EventInputReturned:
 		for _, q := range e.Queued {
 			p.progress("⚠ a queued message was not sent: %s", termsafe.Sanitize(firstLine(q.Content)))
@@ -108,6 +120,21 @@ func (p *Printer) EndLine() {
 	if p.midLine {
 		p.write(p.out, "\n")
 		p.midLine = false
+	}
+}
+
+// subagent renders a subagent's event: only its tool calls and problems,
+// as progress lines indented under its task.
+func (p *Printer) subagent(e protocol.Event) {
+	switch e.Type {
+	case protocol.EventToolStarted:
+		p.progress("    • %s", termsafe.Sanitize(e.Summary))
+	case protocol.EventWarning:
+		p.progress("    ⚠ %s", termsafe.Sanitize(firstLine(e.Text)))
+	case protocol.EventPermissionRequested:
+		p.progress("    ? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventTurnFailed:
+		p.progress("    ✗ subagent: %s", termsafe.Sanitize(firstLine(e.Error)))
 	}
 }
 

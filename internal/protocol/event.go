@@ -41,6 +41,16 @@ const (
 	// or said something that changes nothing.
 	EventHookWarning EventType = "hook.warning"
 	EventRetry       EventType = "provider.retry"
+	// EventContextFrozen records what a new session's system prompt was
+	// frozen with (Context): its memory files and its skills.
+	EventContextFrozen EventType = "context.frozen"
+	// EventMemoryCandidate reports a request to remember found in the
+	// user's message (Candidate), kept for a person to accept or reject.
+	EventMemoryCandidate EventType = "memory.candidate"
+	// EventSkillProposed reports a skill the model proposed from a
+	// finished turn (Proposal), kept for a person to accept or reject. It
+	// comes after the turn's turn.completed.
+	EventSkillProposed EventType = "skill.proposed"
 	// EventInputReturned gives back queued messages (Queued) that will not
 	// be sent: the turn they waited for was cancelled or failed, or they
 	// were left from a process that ended before sending them. A front end
@@ -66,6 +76,12 @@ type Event struct {
 	TurnID    string    `json:"turnId,omitempty"`
 	Sequence  int64     `json:"sequence"`
 	Timestamp time.Time `json:"timestamp"`
+	// ParentSessionID is set on every event of a subagent's session: the
+	// session whose task call started it. ParentToolCallID is that call.
+	// A front end shows such events nested under the call's card, or not
+	// at all; they are never the parent's own progress.
+	ParentSessionID  string `json:"parentSessionId,omitempty"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 
 	// Text is the delta of message.delta, reasoning.delta and tool.output,
 	// the content of message.completed, and what had streamed of the
@@ -134,6 +150,12 @@ type Event struct {
 	// "tool_calls", "length" (out of output tokens), "content_filter"
 	// (refused)…
 	FinishReason string `json:"finishReason,omitempty"`
+	// Context is the payload of context.frozen.
+	Context *FrozenContext `json:"context,omitempty"`
+	// Candidate is the payload of memory.candidate.
+	Candidate *MemoryCandidate `json:"candidate,omitempty"`
+	// Proposal is the payload of skill.proposed.
+	Proposal *SkillProposal `json:"proposal,omitempty"`
 }
 
 // ErrorCode classifies why a turn did not end well, where a front end

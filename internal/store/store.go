@@ -56,6 +56,13 @@ type ListOptions struct {
 	Limit int
 	// Status, if set, keeps only sessions with that status.
 	Status protocol.SessionStatus
+	// Parent, if set, keeps only the children of that session (the
+	// subagents its task calls started).
+	Parent string
+	// WithChildren lists child sessions too; without it (and without
+	// Parent) only the user's own sessions are listed, so a subagent's
+	// session never shows up as the latest one to continue.
+	WithChildren bool
 }
 
 // Batch is what AppendBatch stores in one transaction.

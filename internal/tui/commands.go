@@ -25,6 +25,9 @@ var slashCommands = []slashCommand{
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/retry", "", "send the last request again (after a failure or a step limit)"},
 	{"/todo", "", "show the model's task list"},
+	{"/ps", "[kill ID]", "list background processes, or stop one"},
+	{"/add-dir", "[DIR]", "let the tools use a directory beside the workspace"},
+	{"/init", "[instructions]", "write or improve AGENTS.md for this repository"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
 	{"/clear", "", "clear the screen"},
@@ -111,6 +114,12 @@ func (m *Model) command(text string) []tea.Cmd {
 		} else {
 			m.print(m.todoList())
 		}
+	case "/ps":
+		return m.psCommand(args)
+	case "/add-dir":
+		return m.addDirCommand(text)
+	case "/init":
+		return m.initCommand(text)
 	case "/cost":
 		m.print(m.costReport())
 	case "/reasoning":
@@ -122,6 +131,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		full.fullReasoning = true
 		m.print(full.reasoning(m.lastReasoning))
 	default:
+		if cmds, ok := m.extraCommand(name, text); ok {
+			return cmds
+		}
 		m.print(m.th.warn.Render(fmt.Sprintf("Unknown command %s; /help lists the commands.", clean(name))))
 	}
 	return nil
@@ -142,6 +154,7 @@ func (m *Model) help() string {
 	for _, c := range slashCommands {
 		fmt.Fprintf(&sb, "  %-13s %s\n", c.name, strings.TrimSpace(c.args+"  "+m.th.dim.Render(c.help)))
 	}
+	m.extraHelp(&sb)
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")

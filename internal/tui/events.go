@@ -15,6 +15,10 @@ import (
 
 // handleEvent folds one event of the turn into the Model.
 func (m *Model) handleEvent(ev protocol.Event) {
+	if ev.ParentSessionID != "" && ev.Type != protocol.EventPermissionRequested && ev.Type != protocol.EventPermissionResolved {
+		m.subs.handle(ev) // a subagent's progress (subagent.go)
+		return
+	}
 	switch ev.Type {
 	case protocol.EventTurnStarted:
 		if m.turnsSeen > 0 && len(m.queued) > 0 {
@@ -56,6 +60,7 @@ func (m *Model) handleEvent(ev protocol.Event) {
 				break
 			}
 		}
+		m.subs.drop(ev.ToolCallID)
 		m.print(m.r.toolCard(ev))
 	case protocol.EventPermissionRequested:
 		n := len(m.approvals)
@@ -84,6 +89,8 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		m.print(m.todoList())
 	case protocol.EventWarning, protocol.EventHookWarning:
 		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
+	case protocol.EventMemoryCandidate:
+		m.printCandidate(ev.Candidate) // extras.go
 	case protocol.EventRetry:
 		// The request is sent again: what streamed of it is dropped.
 		m.restartAnswer()
@@ -193,6 +200,7 @@ func (m *Model) turnDone(err error) []tea.Cmd {
 		m.input.Reset()
 	}
 	m.tools, m.approvals, m.feedback, m.retry = nil, nil, false, ""
+	m.subs = subagents{}
 	m.ended(err)
 	m.turnFailed = err != nil
 	if len(m.queued) > 0 && err == nil {

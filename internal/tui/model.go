@@ -99,6 +99,8 @@ type Model struct {
 	hist          *inputHistory
 	turnInput     string // the input of the running turn, as typed
 
+	turnImages []string // the images sent with the running turn (images.go)
+
 	sess  protocol.Session
 	model string
 	mode  string
@@ -126,6 +128,7 @@ type Model struct {
 	partsPrinted  int
 	answerStarted bool
 	tools         []*toolCard
+	subs          subagents // progress of the subagents of task cards (subagent.go)
 	approvals     []protocol.Event
 	// preview is the rendered detail of the approval shown, for
 	// previewKey (its request and width); expanded is the request whose
@@ -484,8 +487,10 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 // startTurn sends input as a turn (input "" sends only what is queued).
 func (m *Model) startTurn(input string) []tea.Cmd {
 	b, sid := m.backend, m.sess.ID
+	imgs := m.turnImages
+	m.turnImages = nil
 	return m.startRun(func(ctx context.Context, sink func(protocol.Event)) error {
-		return b.Run(ctx, sid, input, sink)
+		return runTurn(ctx, b, sid, input, imgs, sink)
 	})
 }
 

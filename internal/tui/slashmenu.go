@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ func (m *Model) menuItems() []slashCommand {
 		return nil
 	}
 	var out []slashCommand
-	for _, c := range slashCommands {
+	for _, c := range append(slices.Clip(slashCommands), m.extraMenuItems()...) {
 		if strings.HasPrefix(c.name, v) {
 			out = append(out, c)
 		}

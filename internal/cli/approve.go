@@ -107,7 +107,13 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 		if !approve {
 			verdict = "Rejected"
 		}
-		fmt.Fprintf(stdio.Out, "%s. The turn goes on in the process that waits for this answer.\n", verdict)
+		// With --json stdout carries events only, and this process has
+		// none: the notice goes to stderr.
+		w := stdio.Out
+		if f.json {
+			w = stdio.Err
+		}
+		fmt.Fprintf(w, "%s. The turn goes on in the process that waits for this answer.\n", verdict)
 		return nil
 	}
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)

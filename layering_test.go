@@ -69,6 +69,8 @@ func TestLayering(t *testing.T) {
 		{"internal/testutil", none},
 		{"internal/server/web", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/checkpoint", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/ignore") }},
+		{"internal/sessionio", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
 		{"internal/hooks", func(imp string) bool {

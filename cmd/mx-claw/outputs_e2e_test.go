@@ -36,7 +36,7 @@ func TestKeptOutputsGoWithTheirSessionAndWithAge(t *testing.T) {
 
 	// Removed with its session.
 	r := e.run("", "sessions", "rm", first)
-	if r.code != 0 || !strings.Contains(r.stdout, "Removed session "+first) {
+	if r.code != 0 || !strings.Contains(r.stdout, "Deleted "+first) {
 		t.Fatalf("sessions rm: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(outputs, first)); !os.IsNotExist(err) {
@@ -45,7 +45,7 @@ func TestKeptOutputsGoWithTheirSessionAndWithAge(t *testing.T) {
 	if r := e.run("", "sessions", "show", first); r.code == 0 {
 		t.Errorf("sessions show of a removed session: exit 0\n%s", r.stdout)
 	}
-	if r := e.run("", "sessions", "rm", "nosuch"); r.code == 0 || !strings.Contains(r.stderr, "no session nosuch") {
+	if r := e.run("", "sessions", "rm", "nosuch"); r.code == 0 || !strings.Contains(r.stderr, "nosuch does not exist") {
 		t.Errorf("sessions rm nosuch: exit %d %q", r.code, r.stderr)
 	}
 

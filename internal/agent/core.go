@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/checkpoint"
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -109,6 +110,9 @@ type Options struct {
 	// CompactThreshold is the share of the context window above which the
 	// view is compacted before a request; 0 means 0.8.
 	CompactThreshold float64
+	// Checkpoints saves the workspace before and after each call that may
+	// change it, so Undo and Rewind can put files back; nil keeps none.
+	Checkpoints *checkpoint.Manager
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
 	// MaxAnswerBytes, MaxArgumentBytes and MaxStreamedOutput are the size

@@ -223,6 +223,9 @@ type outcome struct {
 	isError  bool
 	duration time.Duration
 	images   []protocol.Image
+	// changes are the workspace files the call changed, as its
+	// checkpoints saw them.
+	changes []protocol.FileChange
 }
 
 // execute runs one prepared, allowed call, emitting tool.started. It
@@ -233,7 +236,10 @@ func (t *turn) execute(c *call) (outcome, error) {
 		if err := t.emit(started); err != nil {
 			return outcome{}, err
 		}
-		return t.invoke(c), nil
+		cp := t.checkpointBefore(c)
+		o := t.invoke(c)
+		o.changes = t.checkpointAfter(cp)
+		return o, nil
 	}
 	// A read-only call changes nothing, so it runs while its tool.started
 	// (with the answer that asked for it) is being stored; only its result
@@ -362,9 +368,13 @@ func (t *turn) storeResult(c *call, o outcome) error {
 func (t *turn) recordResult(c *call, o outcome) error {
 	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError, Images: o.images}
 	ok := !o.isError
-	return t.record([]*protocol.Message{&msg}, protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
+	e := protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
 		ToolName: c.Name, Summary: c.summary, OK: &ok, Preview: preview(o.content),
-		DurationMS: o.duration.Milliseconds(), Message: msg.WithoutImageData(), Step: t.step})
+		DurationMS: o.duration.Milliseconds(), Message: msg.WithoutImageData(), Step: t.step, Changes: o.changes}
+	if len(o.changes) > 0 {
+		return t.recordChanges([]*protocol.Message{&msg}, o.changes, e)
+	}
+	return t.record([]*protocol.Message{&msg}, e)
 }
 
 // cancelRest stores a cancellation result for calls that never ran and

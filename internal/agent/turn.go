@@ -472,6 +472,12 @@ func (t *turn) statusEvent(s protocol.SessionStatus, lastErr string) {
 // hands evs to the sink in order. Events may point at msgs; they carry the
 // messages' Seq.
 func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
+	return t.recordChanges(msgs, nil, evs...)
+}
+
+// recordChanges is record with the file changes of a call, stored with
+// its result, the last of msgs.
+func (t *turn) recordChanges(msgs []*protocol.Message, changes []protocol.FileChange, evs ...protocol.Event) error {
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
 	if len(t.held) > 0 || len(t.heldEvs) > 0 {
@@ -498,6 +504,9 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 	// the next stored record.
 	if len(stored) > 0 || len(msgs) > 0 {
 		b := store.Batch{Messages: msgs, Events: stored}
+		if len(changes) > 0 {
+			b.Changes = []store.CallChanges{{Result: msgs[len(msgs)-1], Changes: changes}}
+		}
 		if t.sessDirty {
 			b.UpdateSession = t.sess
 		}
@@ -545,11 +554,10 @@ func (t *turn) flushHeld() error {
 }
 
 func (t *turn) run(input string) error {
-	st := t.core.opts.Store
 	if !t.keepSessionModel {
 		t.sess.Model = t.model.ID
 	}
-	history, err := st.Messages(t.bg, t.sess.ID, 0)
+	history, err := t.core.transcript(t.bg, t.sess.ID)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}

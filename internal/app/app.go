@@ -18,6 +18,7 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/checkpoint"
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
@@ -54,6 +55,8 @@ type App struct {
 	// Jobs are the background processes of this process's sessions
 	// (run_command with background: true); Close stops them.
 	Jobs *execx.Jobs
+	// Checkpoints keeps the workspaces' checkpoint stores (checkpoints.go).
+	Checkpoints *checkpoint.Manager
 	// Sandbox chooses and runs the command sandbox (see sandbox.go).
 	Sandbox *sandbox.Manager
 	groups  *execx.Groups // the process groups of running commands
@@ -165,6 +168,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 			return nil, &agent.ConfigError{Err: fmt.Errorf("--add-dir: %w", err)}
 		}
 	}
+	a.Checkpoints = newCheckpoints(home, opts.Logger)
 	a.openSandbox()
 	a.Jobs = &execx.Jobs{Groups: a.groups}
 	maxIter := opts.MaxIterations
@@ -197,6 +201,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Worktrees:        worktreesDir(home),
 		Diagnose:         x.diagnose(),
 		Logger:           opts.Logger,
+		Checkpoints:      a.Checkpoints,
 	})
 	if err != nil {
 		st.Close()
@@ -207,7 +212,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 }
 
 // Close stops the background processes and the MCP servers, and closes
-// the sandbox's proxies, the store and the journal of temporary files.
+// the sandbox's proxies, the checkpoint stores (saving their caches), the
+// store and the journal of temporary files.
 func (a *App) Close() error {
 	a.Jobs.Close()
 	// After this no MCP manager is made, and one made before is seen.
@@ -219,7 +225,7 @@ func (a *App) Close() error {
 		a.extras.lsp.Close()
 	}
 	a.Sandbox.Close()
-	return errors.Join(a.temps.Close(), a.Store.Close())
+	return errors.Join(a.Checkpoints.Close(), a.temps.Close(), a.Store.Close())
 }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,33 +14,17 @@ import (
 // read_tool_output) stays under the home's outputs directory: at start,
 // files older than this are removed, and so are the directories of
 // sessions that no longer exist. A session's outputs also go when the
-// session is removed (RemoveSession).
+// session is deleted (DeleteSessions).
 const OutputMaxAge = 30 * 24 * time.Hour
 
-// RemoveSession removes a stored session, with the command outputs kept
-// for it under home. It fails with *store.LeaseHeldError while a turn
-// runs on the session, and with an error wrapping store.ErrNotFound if
-// there is no such session.
-func RemoveSession(ctx context.Context, st store.Store, home, id string) error {
-	dir, err := outputDir(home, id)
-	if err != nil {
-		return err
-	}
-	if err := st.DeleteSession(ctx, id, store.NewOwner()); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("remove the outputs of session %s: %w", id, err)
-	}
-	return nil
-}
-
-// outputDir returns the directory of a session's kept outputs.
-func outputDir(home, id string) (string, error) {
+// removeOutputs removes the command outputs kept for a deleted session.
+func (a *App) removeOutputs(id string) {
 	if id == "" || id == "." || id == ".." || filepath.Base(id) != id {
-		return "", fmt.Errorf("session id %q: %w", id, store.ErrNotFound)
+		return
 	}
-	return filepath.Join(home, OutputDirName, id), nil
+	if err := os.RemoveAll(filepath.Join(a.Home, OutputDirName, id)); err != nil {
+		a.logger().Warn("remove the outputs of a deleted session", "session", id, "err", err)
+	}
 }
 
 // pruneOutputs removes, under the home's outputs directory, the files

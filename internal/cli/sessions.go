@@ -89,7 +89,8 @@ The stored transcript keeps every message.`,
 		},
 	}
 	compactCmd.Flags().StringVar(&instructions, "instructions", "", "what the summary should focus on")
-	cmd.AddCommand(list, show, compactCmd, newSessionsRmCmd(stdio))
+	cmd.AddCommand(list, show, compactCmd)
+	cmd.AddCommand(librarySubcommands(stdio)...)
 	return cmd
 }
 
@@ -129,6 +130,10 @@ type sessionDump struct {
 	Approvals []protocol.Approval `json:"pendingApprovals"`
 	// Subagents are the sessions its task calls started, with theirs.
 	Subagents []sessionTree `json:"subagents,omitempty"`
+	// Changes are the files tool calls changed (issue 16), Rewinds the
+	// conversation rewinds.
+	Changes []protocol.ChangeRecord `json:"changes"`
+	Rewinds []protocol.Rewind       `json:"rewinds"`
 	// Context is what the session's prompt was frozen with: its memory
 	// files and skills.
 	Context *protocol.FrozenContext `json:"context,omitempty"`
@@ -150,6 +155,10 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	if err != nil {
 		return err
 	}
+	changes, rewinds, err := history(ctx, st, id)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		if msgs == nil {
 			msgs = []protocol.Message{}
@@ -161,7 +170,8 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Context: frozenContext(ctx, st, id), Subagents: tree})
+		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Changes: changes, Rewinds: rewinds,
+			Context: frozenContext(ctx, st, id), Subagents: tree})
 	}
 	fmt.Fprintf(w, "Session   %s\nTitle     %s\nWorkspace %s\nModel     %s\nStatus    %s\n", s.ID, s.Title, s.Workspace, s.Model, s.Status)
 	if s.LastError != "" {
@@ -189,10 +199,19 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 				status = "error"
 			}
 			fmt.Fprintf(w, "\n[tool %s %s] %s\n", m.ToolName, status, oneLine(m.Content, 200))
+			if line := changesLine(changesOf(changes, m.Seq)); line != "" {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
 		default:
 			who := string(m.Role)
 			if m.Model != "" {
 				who += " " + m.Model
+			}
+			if m.Role == protocol.RoleUser {
+				who += fmt.Sprintf(" #%d", m.Seq)
+			}
+			if rewound(rewinds, m.Seq) {
+				who += ", taken back by a rewind"
 			}
 			fmt.Fprintf(w, "\n[%s]\n%s\n", who, termsafe.Sanitize(strings.TrimRight(m.Content, "\n")))
 			for _, c := range m.ToolCalls {

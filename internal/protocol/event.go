@@ -142,6 +142,12 @@ type Event struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
+	// Changes are the workspace files a tool call changed (tool.completed),
+	// as its checkpoints saw them.
+	Changes []FileChange `json:"changes,omitempty"`
+	// Restore reports an undo or rewind (checkpoint.restored,
+	// conversation.rewound).
+	Restore *Restore `json:"restore,omitempty"`
 	// Queued are the queued messages of input.queued, input.edited,
 	// input.removed and input.returned.
 	Queued []QueuedInput `json:"queued,omitempty"`

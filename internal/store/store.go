@@ -77,19 +77,25 @@ type Batch struct {
 	Files         []protocol.FileVersion
 	// Compaction, if set, is a compaction record of the session.
 	Compaction *protocol.Compaction
+	// Changes, Reverted, Rewind and Source are the records of time
+	// travel and imports (see History); Changes point at results among
+	// Messages, Reverted are change record ids.
+	Changes  []CallChanges
+	Reverted []int64
+	Rewind   *protocol.Rewind
+	Source   *SessionSource
 }
 
 // Store is the persistence the core needs. All methods are safe for
 // concurrent use. Records are returned newest-last unless said otherwise.
 type Store interface {
+	History
+
 	// CreateSession stores a new session. s.ID must be set; CreatedAt and
 	// UpdatedAt are set by the store if zero.
 	CreateSession(ctx context.Context, s *protocol.Session) error
 	// GetSession returns a session or an error wrapping ErrNotFound.
 	GetSession(ctx context.Context, id string) (*protocol.Session, error)
-	// DeleteSession removes a session and what is kept for it alone; it
-	// fails with *LeaseHeldError while another live owner holds its lease.
-	DeleteSession(ctx context.Context, id, owner string) error
 	// ListSessions returns sessions, most recently updated first.
 	ListSessions(ctx context.Context, opts ListOptions) ([]protocol.Session, error)
 	// UpdateSession stores the mutable fields of s (title, model, status,

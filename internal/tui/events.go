@@ -62,6 +62,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		}
 		m.subs.drop(ev.ToolCallID)
 		m.print(m.r.toolCard(ev))
+		if note := m.changesNote(ev.Changes); note != "" {
+			m.print(note)
+		}
 	case protocol.EventPermissionRequested:
 		n := len(m.approvals)
 		m.approvals = append(m.approvals, ev)

@@ -51,10 +51,10 @@ func (t *turn) waitAnswer(a *protocol.Approval, wake <-chan struct{}) (ResolveRe
 			continue
 		}
 		switch got.Status {
-		case store.ApprovalApproved, store.ApprovalRejected:
-			return ResolveRequest{SessionID: got.SessionID, RequestID: got.ID, Approve: got.Status == store.ApprovalApproved,
+		case protocol.ApprovalApproved, protocol.ApprovalRejected:
+			return ResolveRequest{SessionID: got.SessionID, RequestID: got.ID, Approve: got.Status == protocol.ApprovalApproved,
 				Scope: got.Scope, Rule: got.Rule, Feedback: got.Feedback, By: got.AnsweredBy}, nil
-		case store.ApprovalCancelled:
+		case protocol.ApprovalCancelled:
 			return ResolveRequest{}, fmt.Errorf("%w: %s", ErrApprovalCancelled, a.ID)
 		}
 	}
@@ -62,9 +62,9 @@ func (t *turn) waitAnswer(a *protocol.Approval, wake <-chan struct{}) (ResolveRe
 
 // resolution is the stored form of an answer.
 func resolution(req ResolveRequest) store.Resolution {
-	status := store.ApprovalRejected
+	status := protocol.ApprovalRejected
 	if req.Approve {
-		status = store.ApprovalApproved
+		status = protocol.ApprovalApproved
 	}
 	return store.Resolution{Status: status, Feedback: req.Feedback, Scope: req.Scope, Rule: req.Rule, By: req.By}
 }

@@ -151,7 +151,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
-	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
+	st, err := OpenStore(ctx, home)
 	rr := <-regc
 	if err != nil {
 		return nil, err

@@ -13,14 +13,6 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-// The statuses an approval may have.
-const (
-	ApprovalPending   = "pending"
-	ApprovalApproved  = "approved"
-	ApprovalRejected  = "rejected"
-	ApprovalCancelled = "cancelled"
-)
-
 // CreateApproval stores a pending approval; a.ID must be set. It sets
 // a.Status to pending and a zero a.CreatedAt to now (UTC, to the
 // millisecond). A missing session is ErrNotFound.
@@ -47,7 +39,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', '', ?, ?)`,
 		a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), a.Waiter, ms(created)); err != nil {
 		return sessionError("create approval "+a.ID, a.SessionID, err)
 	}
-	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = ApprovalPending, "", created, time.Time{}
+	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = protocol.ApprovalPending, "", created, time.Time{}
 	a.Scope, a.Rule, a.AnsweredBy = "", "", ""
 	return nil
 }
@@ -134,13 +126,14 @@ WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, session
 // Resolution is a person's answer to an approval, as ResolveApproval
 // stores it.
 type Resolution struct {
-	// Status is ApprovalApproved or ApprovalRejected.
-	Status string
+	// Status is protocol.ApprovalApproved or protocol.ApprovalRejected.
+	Status protocol.ApprovalStatus
 	// Feedback is what the person told the model with a rejection.
 	Feedback string
-	// Scope is "once" (or empty), "session" or "always"; Rule the rule
-	// to save instead of the suggested one.
-	Scope, Rule string
+	// Scope is once (or empty), session or always; Rule the rule to
+	// save instead of the suggested one.
+	Scope protocol.ApprovalScope
+	Rule  string
 	// By names who answered, when it was not the process that asked.
 	By string
 }
@@ -150,8 +143,8 @@ type Resolution struct {
 // front ends answering the same approval, in any processes, exactly one
 // succeeds.
 func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id string, r Resolution) error {
-	if r.Status != ApprovalApproved && r.Status != ApprovalRejected {
-		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, r.Status, ApprovalApproved, ApprovalRejected)
+	if r.Status != protocol.ApprovalApproved && r.Status != protocol.ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, r.Status, protocol.ApprovalApproved, protocol.ApprovalRejected)
 	}
 	res, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, feedback = ?, scope = ?, rule = ?,
 answered_by = ?, resolved_at = ?
@@ -173,8 +166,8 @@ WHERE session_id = ? AND id = ? AND status = 'pending'`,
 // ClearPendingApprovals marks all the session's pending approvals
 // "cancelled".
 func (s *SQLite) ClearPendingApprovals(ctx context.Context, sessionID string) error {
-	if _, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = 'cancelled', resolved_at = ?
-WHERE session_id = ? AND status = 'pending'`, ms(s.now()), sessionID); err != nil {
+	if _, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?
+WHERE session_id = ? AND status = ?`, protocol.ApprovalCancelled, ms(s.now()), sessionID, protocol.ApprovalPending); err != nil {
 		return fmt.Errorf("clear pending approvals: session %s: %w", sessionID, err)
 	}
 	return nil

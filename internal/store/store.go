@@ -144,8 +144,8 @@ type Store interface {
 	// GetApproval returns an approval whatever its status, or an error
 	// wrapping ErrNotFound.
 	GetApproval(ctx context.Context, sessionID, id string) (protocol.Approval, error)
-	// ResolveApproval stores the answer to a pending approval: "approved"
-	// or "rejected", with its feedback, scope, rule and who gave it. It
+	// ResolveApproval stores the answer to a pending approval: approved
+	// or rejected, with its feedback, scope, rule and who gave it. It
 	// fails with ErrNotFound if no such approval is pending: of several
 	// answers, in any processes, the first wins.
 	ResolveApproval(ctx context.Context, sessionID, id string, r Resolution) error

@@ -221,7 +221,7 @@ var rules = []depRule{
 	{covers: in("internal/tui"), direct: true,
 		forbids: onlyMay("internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile", "internal/patch",
 			"internal/images", "internal/clipboard"),
-		why:     "the TUI uses a Backend, the wire types and configuration, never the agent, the store or the model client"},
+		why: "the TUI uses a Backend, the wire types and configuration, never the agent, the store or the model client"},
 	{covers: func(pkg string) bool {
 		return !oneOf(pkg, "internal/cli", "internal/server", "internal/acp", "internal/appserver") && !under(pkg, "internal/app")
 	}, direct: true,

@@ -52,6 +52,7 @@ func (a *App) DeleteSessions(ctx context.Context, ids []string) ([]string, error
 			continue
 		}
 		deleted = append(deleted, id)
+		a.removePasted(id)
 		workspaces[s.Workspace] = true
 	}
 	for ws := range workspaces {

@@ -180,3 +180,11 @@ func TestClipboardNotAnImage(t *testing.T) {
 		t.Errorf("saved %v", entries)
 	}
 }
+
+func TestHelpTellsOfPastedImages(t *testing.T) {
+	h := newHarness(t, 100, 60)
+	h.typeLine("/help")
+	if s := h.screen(); !strings.Contains(s, "Ctrl+V pastes a picture from the clipboard") || !strings.Contains(s, "[Image #1 name.png]") {
+		t.Errorf("/help:\n%s", s)
+	}
+}

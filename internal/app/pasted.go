@@ -17,6 +17,9 @@ func (a *App) pastedImageDir(sessionID string) string {
 
 // removePasted removes a deleted session's pasted pictures.
 func (a *App) removePasted(sessionID string) {
+	if sessionID == "" || sessionID == "." || sessionID == ".." || filepath.Base(sessionID) != sessionID {
+		return // never the directory of all sessions
+	}
 	if err := os.RemoveAll(a.pastedImageDir(sessionID)); err != nil {
 		a.logger().Warn("remove pasted images", "session", sessionID, "err", err)
 	}

@@ -54,6 +54,7 @@ func (a *App) DeleteSessions(ctx context.Context, ids []string) ([]string, error
 		deleted = append(deleted, id)
 		a.removeOutputs(id)
 		a.removePasted(id)
+		a.removeHookFiles(id)
 		workspaces[s.Workspace] = true
 	}
 	for ws := range workspaces {

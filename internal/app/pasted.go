@@ -3,6 +3,8 @@ package app
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/mx-claw/mx-claw/internal/hooks"
 )
 
 // PastedDirName is the directory inside the home where pictures pasted
@@ -29,3 +31,15 @@ func (a *App) removePasted(sessionID string) {
 // clipboard into a session's messages (the directory may not exist yet);
 // deleting the session removes them.
 func (b *Backend) PastedImageDir(sessionID string) string { return b.a.pastedImageDir(sessionID) }
+
+// removeHookFiles removes the files a deleted session's hooks were given:
+// the copy of its transcript and its CLAUDE_ENV_FILE.
+func (a *App) removeHookFiles(sessionID string) {
+	dir := (&hooks.Runner{DataDir: a.hookDataDir()}).SessionDir(sessionID)
+	if dir == "" || filepath.Dir(dir) != a.hookDataDir() {
+		return // never the directory of all sessions
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		a.logger().Warn("remove the session's hook files", "session", sessionID, "err", err)
+	}
+}

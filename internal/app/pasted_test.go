@@ -11,7 +11,7 @@ import (
 
 // TestPastedImagesRemovedWithSession: the pictures pasted into a
 // session's messages live under the home and go when the session does.
-func TestPastedImagesRemovedWithSession(t *testing.T) {
+func TestSessionFilesRemovedWithSession(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	cfg, err := config.Load(home)
@@ -39,6 +39,7 @@ func TestPastedImagesRemovedWithSession(t *testing.T) {
 			t.Fatalf("PastedImageDir = %s, not under the home %s", dir, home)
 		}
 		writeTree(t, dir, map[string]string{"clipboard-1.png": "png"})
+		writeTree(t, filepath.Join(home, "hooks", id), map[string]string{"transcript.jsonl": "{}\n", "env.sh": "export A=1\n"})
 	}
 	if _, err := a.DeleteSessions(ctx, []string{gone.ID}); err != nil {
 		t.Fatal(err)
@@ -48,5 +49,11 @@ func TestPastedImagesRemovedWithSession(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(b.PastedImageDir(keep.ID), "clipboard-1.png")); err != nil {
 		t.Errorf("another session's pasted image went: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "hooks", gone.ID)); !os.IsNotExist(err) {
+		t.Errorf("the deleted session's hook files (its transcript copy) are still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "hooks", keep.ID, "transcript.jsonl")); err != nil {
+		t.Errorf("another session's hook files went: %v", err)
 	}
 }

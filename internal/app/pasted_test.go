@@ -9,8 +9,9 @@ import (
 	"github.com/mx-claw/mx-claw/internal/config"
 )
 
-// TestPastedImagesRemovedWithSession: the pictures pasted into a
-// session's messages live under the home and go when the session does.
+// TestSessionFilesRemovedWithSession: the pictures pasted into a
+// session's messages and the files its hooks were given live under the
+// home and go when the session does; another session's stay.
 func TestSessionFilesRemovedWithSession(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()

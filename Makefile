@@ -18,7 +18,7 @@ install:
 test-deps:
 	@if command -v apt-get >/dev/null 2>&1; then \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget >/dev/null; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget postgresql >/dev/null; \
 	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
 
 vet:

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
-func TestApprovals(t *testing.T) {
-	t.Parallel()
+func testApprovals(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
-	newSession(t, s, "s")
-	newSession(t, s, "other")
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
+	NewSession(t, s, "s")
+	NewSession(t, s, "other")
 
 	a1 := &protocol.Approval{ID: "a1", SessionID: "s", TurnID: "t1", Summary: "rm -rf build",
 		Call: protocol.ToolCall{ID: "c1", Name: "shell", Arguments: `{"cmd":"rm -rf build"}`},
@@ -30,7 +30,7 @@ func TestApprovals(t *testing.T) {
 	if err := s.CreateApproval(ctx, a1); err != nil {
 		t.Fatal(err)
 	}
-	if a1.Status != ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
+	if a1.Status != store.ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("CreateApproval left %+v", a1)
 	}
 	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}}
@@ -44,7 +44,7 @@ func TestApprovals(t *testing.T) {
 	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a1", SessionID: "s"}); err == nil {
 		t.Error("CreateApproval of an existing id succeeded")
 	}
-	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a4", SessionID: "nope"}); !errors.Is(err, ErrNotFound) {
+	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a4", SessionID: "nope"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("CreateApproval for a missing session = %v", err)
 	}
 
@@ -59,20 +59,17 @@ func TestApprovals(t *testing.T) {
 	if err := s.ResolveApproval(ctx, "s", "a1", "maybe", ""); err == nil {
 		t.Error("ResolveApproval with a bad status succeeded")
 	}
-	if err := s.ResolveApproval(ctx, "other", "a1", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "other", "a1", store.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval in the wrong session = %v", err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", ApprovalRejected, "not that"); err != nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", store.ApprovalRejected, "not that"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
-		t.Errorf("second ResolveApproval = %v, want ErrNotFound", err)
+	if err := s.ResolveApproval(ctx, "s", "a1", store.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("second ResolveApproval = %v, want store.ErrNotFound", err)
 	}
-	var status, feedback string
-	var resolved int64
-	if err := s.r.QueryRow(`SELECT status, feedback, resolved_at FROM approvals WHERE id = 'a1'`).
-		Scan(&status, &feedback, &resolved); err != nil || status != ApprovalRejected || feedback != "not that" || resolved != ms(clock.Now()) {
-		t.Errorf("a1 stored as %q %q %d, %v", status, feedback, resolved, err)
+	if got := b.QueryString(t, s, `SELECT status || ' ' || feedback FROM approvals WHERE id = 'a1'`); got != "rejected not that" {
+		t.Errorf("a1 stored as %q", got)
 	}
 
 	got, _ = s.PendingApprovals(ctx, "s")
@@ -85,7 +82,7 @@ func TestApprovals(t *testing.T) {
 	if got, _ = s.PendingApprovals(ctx, "s"); len(got) != 0 {
 		t.Errorf("PendingApprovals after clear = %+v", got)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a2", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a2", store.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval of a cancelled approval = %v", err)
 	}
 	if got, _ = s.PendingApprovals(ctx, "other"); len(got) != 1 {
@@ -93,18 +90,17 @@ func TestApprovals(t *testing.T) {
 	}
 }
 
-func TestResolveApprovalOnce(t *testing.T) {
-	t.Parallel()
+func testResolveApprovalOnce(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s")
 	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a", SessionID: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", ApprovalApproved, "") })
+		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", store.ApprovalApproved, "") })
 	}
 	wg.Wait()
 	close(results)
@@ -113,7 +109,7 @@ func TestResolveApprovalOnce(t *testing.T) {
 		switch {
 		case err == nil:
 			wins++
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound):
 			t.Error(err)
 		}
 	}
@@ -122,13 +118,12 @@ func TestResolveApprovalOnce(t *testing.T) {
 	}
 }
 
-func TestQueuedInputs(t *testing.T) {
-	t.Parallel()
+func testQueuedInputs(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
-	newSession(t, s, "s")
-	newSession(t, s, "other")
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
+	NewSession(t, s, "s")
+	NewSession(t, s, "other")
 
 	var want []protocol.QueuedInput
 	for _, c := range []string{"first", "second", "third"} {
@@ -145,7 +140,7 @@ func TestQueuedInputs(t *testing.T) {
 	if _, err := s.EnqueueInput(ctx, "other", "x"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.EnqueueInput(ctx, "nope", "x"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.EnqueueInput(ctx, "nope", "x"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("EnqueueInput for a missing session = %v", err)
 	}
 	got, err := s.TakeInputs(ctx, "s")
@@ -163,11 +158,10 @@ func TestQueuedInputs(t *testing.T) {
 	}
 }
 
-func TestTakeInputsExactlyOnce(t *testing.T) {
-	t.Parallel()
+func testTakeInputsExactlyOnce(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s")
 	const n = 50
 	var wg sync.WaitGroup
 	taken := make(chan protocol.QueuedInput, n)

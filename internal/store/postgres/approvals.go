@@ -1,0 +1,156 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// CreateApproval stores a pending approval; a.ID must be set. It sets
+// a.Status to pending and a zero a.CreatedAt to now.
+func (s *Store) CreateApproval(ctx context.Context, a *protocol.Approval) error {
+	if a.ID == "" {
+		return fmt.Errorf("create approval: session %s: empty id", a.SessionID)
+	}
+	call, err := json.Marshal(a.Call)
+	if err != nil {
+		return fmt.Errorf("create approval %s: %w", a.ID, err)
+	}
+	remaining := a.Remaining
+	if remaining == nil {
+		remaining = []protocol.ToolCall{}
+	}
+	rem, err := json.Marshal(remaining)
+	if err != nil {
+		return fmt.Errorf("create approval %s: %w", a.ID, err)
+	}
+	created := s.stamp(a.CreatedAt)
+	if _, err := s.write(ctx, `INSERT INTO approvals
+(id, session_id, turn_id, call, summary, remaining, status, feedback, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, 'pending', '', $7)`,
+		[]any{a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), created}, nil); err != nil {
+		return sessionError("create approval "+a.ID, a.SessionID, err)
+	}
+	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = store.ApprovalPending, "", created, time.Time{}
+	return nil
+}
+
+// PendingApprovals returns the session's pending approvals, oldest first.
+// One that cannot be decoded is quarantined and left out.
+func (s *Store) PendingApprovals(ctx context.Context, sessionID string) ([]protocol.Approval, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, session_id, turn_id, call, summary, remaining,
+status, feedback, created_at FROM approvals
+WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, n`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []protocol.Approval{}
+	var bad []badRow
+	for rows.Next() {
+		var a protocol.Approval
+		var call, rem string
+		if err := rows.Scan(&a.ID, &a.SessionID, &a.TurnID, &call, &a.Summary, &rem,
+			&a.Status, &a.Feedback, &a.CreatedAt); err != nil {
+			return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+		}
+		if err := json.Unmarshal([]byte(call), &a.Call); err != nil {
+			bad = append(bad, badRow{store.TableApprovals, sessionID, a.ID, 0, call, fmt.Errorf("call: %w", err)})
+			continue
+		}
+		if err := json.Unmarshal([]byte(rem), &a.Remaining); err != nil {
+			bad = append(bad, badRow{store.TableApprovals, sessionID, a.ID, 0, rem, fmt.Errorf("remaining calls: %w", err)})
+			continue
+		}
+		if len(a.Remaining) == 0 {
+			a.Remaining = nil
+		}
+		a.CreatedAt = a.CreatedAt.UTC()
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+	}
+	if err := s.quarantine(ctx, bad); err != nil {
+		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// ResolveApproval marks a pending approval "approved" or "rejected"; of
+// two resolvers of one approval exactly one succeeds, the other gets
+// store.ErrNotFound.
+func (s *Store) ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error {
+	if status != store.ApprovalApproved && status != store.ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, store.ApprovalApproved, store.ApprovalRejected)
+	}
+	tag, err := s.write(ctx, `UPDATE approvals SET status = $1, feedback = $2, resolved_at = $3
+WHERE session_id = $4 AND id = $5 AND status = 'pending'`,
+		[]any{status, feedback, s.stamp(time.Time{}), sessionID, id}, nil)
+	if err != nil {
+		return fmt.Errorf("resolve approval %s: %w", id, leaseError(sessionID, err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("resolve approval %s: no such pending approval in session %s: %w", id, sessionID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// ClearPendingApprovals marks all the session's pending approvals
+// "cancelled".
+func (s *Store) ClearPendingApprovals(ctx context.Context, sessionID string) error {
+	if _, err := s.write(ctx, `UPDATE approvals SET status = 'cancelled', resolved_at = $1
+WHERE session_id = $2 AND status = 'pending'`, []any{s.stamp(time.Time{}), sessionID}, nil); err != nil {
+		return fmt.Errorf("clear pending approvals: session %s: %w", sessionID, leaseError(sessionID, err))
+	}
+	return nil
+}
+
+// EnqueueInput stores a user message to send when the session is free.
+func (s *Store) EnqueueInput(ctx context.Context, sessionID, content string) (protocol.QueuedInput, error) {
+	created := s.stamp(time.Time{})
+	var id int64
+	_, err := s.write(ctx, `INSERT INTO queued_inputs (session_id, content, created_at)
+VALUES ($1, $2, $3) RETURNING id`, []any{sessionID, content, created}, func(rows pgx.Rows) error {
+		if !rows.Next() {
+			return rows.Err()
+		}
+		return rows.Scan(&id)
+	})
+	if err != nil {
+		return protocol.QueuedInput{}, sessionError("enqueue input", sessionID, err)
+	}
+	return protocol.QueuedInput{ID: id, SessionID: sessionID, Content: content, CreatedAt: created}, nil
+}
+
+// TakeInputs removes and returns the session's queued inputs, oldest
+// first, in one DELETE … RETURNING: an input is taken by exactly one
+// caller.
+func (s *Store) TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error) {
+	out := []protocol.QueuedInput{}
+	_, err := s.write(ctx, `DELETE FROM queued_inputs WHERE session_id = $1
+RETURNING id, content, created_at`, []any{sessionID}, func(rows pgx.Rows) error {
+		for rows.Next() {
+			q := protocol.QueuedInput{SessionID: sessionID}
+			if err := rows.Scan(&q.ID, &q.Content, &q.CreatedAt); err != nil {
+				return err
+			}
+			q.CreatedAt = q.CreatedAt.UTC()
+			out = append(out, q)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, leaseError(sessionID, err))
+	}
+	slices.SortFunc(out, func(a, b protocol.QueuedInput) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}

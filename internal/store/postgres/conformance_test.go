@@ -81,6 +81,8 @@ func openPG(t testing.TB, url string, o storetest.Options) opened {
 	return opened{s, url}
 }
 
+func storetestOptions() storetest.Options { return storetest.Options{} }
+
 func connect(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)

@@ -77,6 +77,9 @@ func IsURL(dsn string) bool {
 // Redact returns the URL with its password, if any, replaced by "xxxxx",
 // for messages and `mx-claw doctor`.
 func Redact(dsn string) string {
+	if !IsURL(dsn) {
+		return "(not a postgres:// URL)"
+	}
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "postgres://(a URL that does not parse)"

@@ -13,6 +13,15 @@ build:
 install:
 	CGO_ENABLED=0 $(GO) install -trimpath ./cmd/mx-claw
 
+# TEST_NODE is where test-deps installs the npm packages the tests drive
+# mx-claw with (the official ACP client); the tests look there too.
+TEST_NODE ?= $(or $(MX_CLAW_TEST_NODE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mx-claw-test/node)
+# The real MCP servers the MCP tests run, installed with npm into a cache
+# directory (the tests read MX_CLAW_TEST_NPM_DIR, and default to the same
+# place); once there, the tests run offline.
+MCP_NPM_PACKAGES = @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
+export MX_CLAW_TEST_NPM_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mx-claw-test/npm
+
 # test-deps installs the system packages the tests use (Debian/Ubuntu, as
 # root or with sudo); a test whose tool is missing skips with a reason.
 test-deps:
@@ -20,6 +29,21 @@ test-deps:
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget postgresql >/dev/null; \
 	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
+	@# Node.js for the MCP servers, from apt only when there is none: Debian's
+	@# npm package conflicts with a Node.js installed from elsewhere.
+	@if ! command -v node >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get install -y -qq nodejs npm >/dev/null; fi
+	@if [ -f "$(TEST_NODE)/node_modules/@agentclientprotocol/sdk/package.json" ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then \
+		mkdir -p "$(TEST_NODE)" && npm install --prefix "$(TEST_NODE)" --no-audit --no-fund --silent @agentclientprotocol/sdk@2.4.0; \
+	else echo "test-deps: no npm here; the ACP client test will skip"; fi
+	@if [ -f "$(MX_CLAW_TEST_NPM_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ] && \
+		[ -f "$(MX_CLAW_TEST_NPM_DIR)/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then \
+		mkdir -p "$(MX_CLAW_TEST_NPM_DIR)" && \
+		npm install --prefix "$(MX_CLAW_TEST_NPM_DIR)" --no-audit --no-fund --loglevel=error $(MCP_NPM_PACKAGES) >/dev/null; \
+	else echo "test-deps: no npm here; the MCP tests against real servers skip"; fi
 
 vet:
 	$(GO) vet ./...
@@ -29,7 +53,7 @@ vet:
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 	@if command -v gcc >/dev/null 2>&1; then \
-		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/; \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/; \
 	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:

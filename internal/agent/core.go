@@ -71,6 +71,13 @@ type Options struct {
 	// Commands returns the runner of a turn's shell commands (its
 	// sandbox); nil runs them without one.
 	Commands CommandsFunc
+	// SessionTools, if set, returns a session's tool registry — Tools with
+	// the session's own tools added (its MCP servers') — and warnings for
+	// the user. It is called at the session's first turn in this process;
+	// the registry is kept for the session's later turns here, so the tool
+	// list the model sees stays the same (invariant 4). Its error stops
+	// the turn as a *ConfigError. Nil gives every session Tools.
+	SessionTools func(ctx context.Context, sess *protocol.Session) (*tools.Registry, []string, error)
 	// Context returns the context files (AGENTS.md) frozen into a new
 	// session at its first turn, with warnings for the user; nil adds none.
 	Context func(workspace string) (text string, warnings []string)
@@ -122,6 +129,40 @@ type Core struct {
 	// started are the sessions whose SessionStart hooks ran in this
 	// process; noticed the hooks notices already shown.
 	started, noticed map[string]bool
+	// editors are the user's editors by session id (SetEditor).
+	editors sync.Map
+	// registries are the sessions' tool registries (SessionTools), kept
+	// for their later turns.
+	registries map[string]*tools.Registry
+}
+
+// sessionTools returns the session's tool registry and, the first time
+// it is built in this process, the warnings that came with it.
+func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools.Registry, []string, error) {
+	if c.opts.SessionTools == nil {
+		return c.opts.Tools, nil, nil
+	}
+	c.mu.Lock()
+	reg, ok := c.registries[sess.ID]
+	c.mu.Unlock()
+	if ok {
+		return reg, nil, nil
+	}
+	reg, warnings, err := c.opts.SessionTools(ctx, sess)
+	if err != nil {
+		return nil, warnings, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.registries[sess.ID]; ok {
+		// Another turn of the session built it meanwhile: keep the first.
+		return prev, nil, nil
+	}
+	if c.registries == nil {
+		c.registries = make(map[string]*tools.Registry)
+	}
+	c.registries[sess.ID] = reg
+	return reg, warnings, nil
 }
 
 // estimates returns the session's cache of per-message token estimates.

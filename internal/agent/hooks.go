@@ -232,7 +232,7 @@ func (t *turn) rewrite(c *call, updated json.RawMessage) bool {
 	if len(updated) == 0 {
 		return true
 	}
-	if err := t.core.opts.Tools.Validate(c.Name, updated); err != nil {
+	if err := t.tools.Validate(c.Name, updated); err != nil {
 		c.early = "Tool failed: a hook rewrote the arguments into invalid ones: " + err.Error()
 		return false
 	}

@@ -55,7 +55,7 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 		c.early, c.summary = r, tc.Name
 		return c
 	}
-	reg := t.core.opts.Tools
+	reg := t.tools
 	tool, ok := reg.Lookup(tc.Name)
 	if !ok {
 		names := make([]string, 0, len(reg.Tools()))
@@ -265,7 +265,7 @@ type ranCall struct {
 // runTool runs the tool alone.
 func (t *turn) runTool(c *call) ranCall {
 	env := &tools.Env{Workspace: t.ws, SessionID: t.sess.ID, Files: t.files, Hidden: t.hidden(c),
-		Commands: t.cmds, CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID)}
+		Commands: t.cmds, CallID: c.ID, Outputs: t.core.outputFiles(t.sess.ID), Editor: t.core.editor(t.sess.ID)}
 	env.History = func() ([]protocol.Message, error) {
 		return t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	}

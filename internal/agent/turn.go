@@ -244,6 +244,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 			c.log.Warn("release lease", "session", sess.ID, "err", err)
 		}
 	}()
+	// The session's tools are settled under the lease: at its first turn
+	// this may start its MCP servers and freezes their tool list.
+	reg, toolWarnings, err := c.sessionTools(ctx, sess)
+	if err != nil {
+		return &ConfigError{Err: err}
+	}
 
 	t := &turn{
 		core:   c,
@@ -256,6 +262,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		policy: policy,
 		hooks:  runner,
 		cmds:   commands,
+		tools:  reg,
 		git:    git,
 		onAsk:  setup.onAsk,
 		budget: setup.budget,
@@ -272,6 +279,9 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		t.maxIter = c.opts.MaxIterations
 	}
 	defer func() { err = t.finish(err) }()
+	for _, w := range toolWarnings {
+		t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+	}
 	return body(t)
 }
 
@@ -289,6 +299,7 @@ type turn struct {
 	policy  *permission.Policy
 	hooks   *hooks.Runner
 	cmds    *execx.Runner    // the sandbox of run_command; nil for none
+	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
 	git     func() *GitState // the git status probe started for a new session, if any
 	onAsk   AskPolicy
 	budget  Budget
@@ -535,7 +546,7 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.core.opts.Tools)
+	specs := toolSpecs(t.tools)
 	for t.step++; t.step <= t.maxIter; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
@@ -707,7 +718,8 @@ func (t *turn) storeAssistant(resp *llm.Response) ([]protocol.ToolCall, error) {
 		t.usage.Add(u)
 		t.sess.Usage.Add(u)
 	}
-	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step}}
+	evs := []protocol.Event{{Type: protocol.EventMessageCompleted, Message: &msg, Text: msg.Content, Step: t.step,
+		FinishReason: resp.FinishReason}}
 	if msg.Usage != nil {
 		ue := protocol.Event{Type: protocol.EventUsage, Usage: msg.Usage, Step: t.step}
 		if t.core.opts.Catalog != nil {

@@ -2,8 +2,9 @@
 // config snapshot, the store, the tools, the model clients and the agent
 // core. Front ends get a ready App from here and use its Core.
 //
-// Only cli, server and tests may import app; every other package is wired
-// by it and never sees it.
+// Only cli, the front doors that serve other programs (server, and acp and
+// appserver through Driver) and tests may import app; every other package
+// is wired by it and never sees it.
 package app
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
@@ -58,6 +60,13 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	// sessionModes are permission modes chosen for single sessions in
+	// this process (Driver.SetMode), by session id.
+	sessionModes sync.Map
+
+	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
+	mcpOnce sync.Once
+	mcp     *mcp.Manager // see MCP
 }
 
 // Options adjust Open.
@@ -75,6 +84,8 @@ type Options struct {
 	SandboxMode sandbox.Mode
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
+	// Version is mx-claw's version, told to MCP servers.
+	Version string
 }
 
 // LoadConfig loads the config of the home directory.
@@ -110,7 +121,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
@@ -124,6 +135,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
 		Commands:         a.commands,
+		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
@@ -140,9 +152,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close closes the sandbox's proxies, the store and the journal of
-// temporary files.
+// Close stops the MCP servers, and closes the sandbox's proxies, the
+// store and the journal of temporary files.
 func (a *App) Close() error {
+	// After this no MCP manager is made, and one made before is seen.
+	a.mcpOnce.Do(func() {})
+	if a.mcp != nil {
+		a.mcp.Close()
+	}
 	a.Sandbox.Close()
 	return errors.Join(a.temps.Close(), a.Store.Close())
 }

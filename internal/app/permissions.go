@@ -43,7 +43,11 @@ func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.P
 		}
 		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
 	}
-	p, err := permission.NewPolicy(permission.Options{Mode: a.opts.Mode, User: user, Project: project,
+	mode := a.opts.Mode
+	if m, ok := a.sessionModes.Load(sess.ID); ok {
+		mode = m.(permission.Mode)
+	}
+	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project,
 		ClaudeProject: claude, ProjectTrusted: trusted, Grants: grants, AppHome: a.Home})
 	if err != nil {
 		return nil, fmt.Errorf("permission policy: %w", err)

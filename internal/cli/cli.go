@@ -60,6 +60,7 @@ func openApp(ctx context.Context, opts app.Options) (*app.App, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	opts.Version = Version
 	return app.Open(ctx, home, cfg, opts)
 }
 
@@ -148,7 +149,8 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
 	root.AddCommand(newApproveCmd(stdio, true), newApproveCmd(stdio, false), newPermissionsCmd(stdio))
 	root.AddCommand(newSandboxCmd(stdio))
-	root.AddCommand(newDebugCmd(stdio))
+	root.AddCommand(newDebugCmd(stdio), newMCPCmd(stdio))
+	root.AddCommand(newACPCmd(stdio), newAppServerCmd(stdio))
 	return root
 }
 

@@ -12,16 +12,18 @@ import (
 // read_file, list_dir, glob, grep, write_file and edit_file ("." when
 // list_dir, glob or grep omit it) and the `*** Add File:`, `*** Update
 // File:`, `*** Delete File:` and `*** Move to:` paths of apply_patch's
-// `patch`. Other tools give none. The caller should resolve them to
-// canonical paths (tools.Workspace.Resolve) for Request.Paths.
+// `patch`. Other tools give none, and MCP tools (see [IsMCPTool]) never
+// do: their arguments mean what their server says, so they are judged as
+// whole tools. The caller should resolve the paths to canonical ones
+// (tools.Workspace.Resolve) for Request.Paths.
 func ArgPaths(tool string, args json.RawMessage) ([]string, error) {
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage("{}")
 	}
-	switch tool {
-	case CommandTool:
+	switch {
+	case tool == CommandTool || IsMCPTool(tool):
 		return nil, nil
-	case "apply_patch":
+	case tool == "apply_patch":
 		var a struct {
 			Patch string `json:"patch"`
 		}
@@ -44,6 +46,12 @@ func ArgPaths(tool string, args json.RawMessage) ([]string, error) {
 	}
 	return nil, nil
 }
+
+// MCPPrefix starts the name of every MCP tool: mcp__<server>__<tool>.
+const MCPPrefix = "mcp__"
+
+// IsMCPTool reports whether a tool name is an MCP server's tool.
+func IsMCPTool(name string) bool { return strings.HasPrefix(name, MCPPrefix) }
 
 // patchPaths lists the file paths of an apply_patch text.
 func patchPaths(patch string) []string {

@@ -255,6 +255,7 @@ func TestArgPaths(t *testing.T) {
 		{"apply_patch", `{"patch":"*** Begin Patch\n*** Delete File: old.txt\n*** Add File: new.txt\n+x\n*** End Patch"}`, []string{"old.txt", "new.txt"}},
 		{"run_command", `{"command":"ls"}`, nil},
 		{"mcp__x__y", `{"q":1}`, nil},
+		{"mcp__fs__read_file", `{"path":"/etc/passwd"}`, nil},
 	}
 	for _, tt := range tests {
 		got, err := ArgPaths(tt.tool, []byte(tt.args))

@@ -9,7 +9,8 @@ import (
 // `run_command(go test:*)` when the second word is a subcommand of a
 // known multi-command tool (go, git, npm, cargo, …), else the exact
 // command; for a file tool, the exact path (relative to the workspace, or
-// ~/…); never a whole tool. It is "" when the call needs no approval or no
+// ~/…); never a whole built-in tool, but an MCP tool's name alone (its
+// arguments have no paths, see [ArgPaths]). It is "" when the call needs no approval or no
 // rule could allow it (a catastrophic or unresolvable command). Approving
 // `touch a` gives `run_command(touch a)`, which does not allow `rm ~/a`.
 func SuggestRule(req Request) string {
@@ -96,6 +97,10 @@ func suggestPaths(req Request, pds []PartDecision) string {
 	for _, pd := range pds {
 		if pd.Action != Ask {
 			continue
+		}
+		if pd.Source.Kind == SourceMode && pd.Path == "" && IsMCPTool(req.Tool) {
+			// An MCP tool is allowed as a whole: mcp__github__create_issue.
+			return req.Tool
 		}
 		if pd.Source.Kind != SourceMode || pd.Path == "" {
 			return ""

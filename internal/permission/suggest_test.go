@@ -29,6 +29,11 @@ func TestSuggestRule(t *testing.T) {
 		{Request{Tool: "edit_file", Risk: "write", Paths: []string{"/w/proj/app/[id].tsx"}, Workspace: testWS}, `edit_file(app/\[id\].tsx)`},
 		{Request{Tool: "apply_patch", Risk: "write", Paths: []string{"/w/proj/a.go", "/w/proj/b,c.go"}, Workspace: testWS}, `apply_patch({a.go,b\,c.go})`},
 		{Request{Tool: "read_file", Risk: "read", Paths: []string{"/w/proj/a.go"}, Workspace: testWS}, ""},
+		// An MCP tool is granted as a whole; a "path" in its arguments is
+		// the server's, not a workspace path.
+		{Request{Tool: "mcp__github__create_issue", Risk: "execute", Args: []byte(`{"title":"x"}`), Workspace: testWS}, "mcp__github__create_issue"},
+		{Request{Tool: "mcp__fs__write_file", Risk: "execute", Args: []byte(`{"path":"/etc/passwd","content":"x"}`), Workspace: testWS}, "mcp__fs__write_file"},
+		{Request{Tool: "mcp__fs__read_file", Risk: "read", Args: []byte(`{"path":"a"}`), Workspace: testWS}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.req.Command+tt.req.Tool, func(t *testing.T) {

@@ -107,6 +107,11 @@ type Event struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
+	// FinishReason is why the model stopped an answer (message.completed
+	// of an assistant message), as the provider said: "stop",
+	// "tool_calls", "length" (out of output tokens), "content_filter"
+	// (refused)…
+	FinishReason string `json:"finishReason,omitempty"`
 }
 
 // Stored reports whether events of type t are kept in the store. Deltas are

@@ -92,6 +92,51 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
+// With returns a registry of r's tools followed by extra (the tools of a
+// session's MCP servers). r's compiled schemas are reused, so only extra's
+// are compiled; r is not changed. The rules of NewRegistry apply to extra,
+// and a name of extra may not be one of r's.
+func (r *Registry) With(extra ...Tool) (*Registry, error) {
+	if len(extra) == 0 {
+		return r, nil
+	}
+	out := &Registry{
+		tools:   slices.Concat(r.tools, extra),
+		entries: make(map[string]*entry, len(r.entries)+len(extra)),
+	}
+	maps.Copy(out.entries, r.entries)
+	for i, t := range extra {
+		if t == nil {
+			return nil, fmt.Errorf("register tool #%d: tool is nil", len(r.tools)+i)
+		}
+		name := t.Name()
+		if err := checkToolName(name); err != nil {
+			return nil, fmt.Errorf("register tool #%d: %w", len(r.tools)+i, err)
+		}
+		if _, dup := out.entries[name]; dup {
+			return nil, fmt.Errorf("register tool %q: name already registered", name)
+		}
+		sch, err := compileSchema(t.Schema())
+		if err != nil {
+			return nil, fmt.Errorf("register tool %q: %w", name, err)
+		}
+		out.entries[name] = &entry{tool: t, schema: sch}
+	}
+	return out, nil
+}
+
+// CheckTool reports whether t could be registered: its name is valid and
+// its schema compiles. A tool that fails it is left out of a registry
+// rather than spoiling the whole set (an MCP server's tool whose schema
+// uses a draft mx-claw cannot validate, say).
+func CheckTool(t Tool) error {
+	if err := checkToolName(t.Name()); err != nil {
+		return err
+	}
+	_, err := compileSchema(t.Schema())
+	return err
+}
+
 // checkToolName reports whether name is acceptable as a function name to
 // OpenAI-compatible providers.
 func checkToolName(name string) error {

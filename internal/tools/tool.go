@@ -109,6 +109,9 @@ type Env struct {
 	// deny rule or a secret store covers it. grep, glob and list_dir skip
 	// such entries and everything beneath them.
 	Hidden func(abs string) bool
+	// Editor, if set, is the user's editor: the file tools read and
+	// write text files through it (see Editor).
+	Editor Editor
 }
 
 // IsHidden reports whether env hides the canonical path abs (see

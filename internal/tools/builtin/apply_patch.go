@@ -316,7 +316,7 @@ func (pl *patchPlan) commit() error {
 		if _, err := pl.ws.WriteFileAtomic(f.abs, f.data, f.mode); err != nil {
 			return fail(err)
 		}
-		recordWrite(pl.env, pl.ws, f.abs, f.data)
+		recordWrite(pl.env, pl.ws, f.abs, f.data, false)
 		done = append(done, f.rel)
 	}
 	for _, f := range pl.order {

@@ -104,7 +104,7 @@ func (*editFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage) 
 	if err != nil {
 		return tools.Result{}, err
 	}
-	data, fi, err := readForEdit(env, ws, abs, rel)
+	data, fi, err := readForEdit(ctx, env, ws, abs, rel)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -122,10 +122,11 @@ func (*editFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage) 
 		return tools.Result{}, err
 	}
 	updatedData := []byte(updated)
-	if _, err := ws.WriteFileAtomic(abs, updatedData, fi.Mode().Perm()); err != nil {
+	_, viaEditor, err := tools.WriteText(ctx, env, ws, abs, updatedData, fi.Mode().Perm())
+	if err != nil {
 		return tools.Result{}, err
 	}
-	recordWrite(env, ws, abs, updatedData)
+	recordWrite(env, ws, abs, updatedData, viaEditor)
 
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Edited %s: %s", rel, pluralCount(len(m.offsets), "replacement"))
@@ -140,7 +141,7 @@ func (*editFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage) 
 // readForEdit reads the existing regular file at abs for a change: it
 // refuses hard-linked and binary files and files that fail the session's
 // read-before-write guard.
-func readForEdit(env *tools.Env, ws *tools.Workspace, abs, rel string) ([]byte, fs.FileInfo, error) {
+func readForEdit(ctx context.Context, env *tools.Env, ws *tools.Workspace, abs, rel string) ([]byte, fs.FileInfo, error) {
 	fi, err := ws.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -156,7 +157,7 @@ func readForEdit(env *tools.Env, ws *tools.Workspace, abs, rel string) ([]byte, 
 	if n := hardLinks(fi); n > 1 {
 		return nil, nil, fmt.Errorf("%s has %d hard links; editing it would change files outside the workspace", rel, n)
 	}
-	data, err := ws.ReadFile(abs)
+	data, fromEditor, err := tools.ReadText(ctx, env, ws, abs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,7 +165,12 @@ func readForEdit(env *tools.Env, ws *tools.Workspace, abs, rel string) ([]byte, 
 		return nil, nil, fmt.Errorf("%s is a binary file (%s); only text files can be edited", rel, humanSize(int64(len(data))))
 	}
 	if env.Files != nil {
-		if err := env.Files.Check(abs, fi, data); err != nil {
+		// The guard knows an editor's buffer by its contents alone.
+		guardFI := fi
+		if fromEditor {
+			guardFI = nil
+		}
+		if err := env.Files.Check(abs, guardFI, data); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -429,8 +435,13 @@ func diffLabel(side, rel string) string {
 
 // recordWrite records a file the session just wrote in its guard, if it
 // has one, so its next edit needs no new read.
-func recordWrite(env *tools.Env, ws *tools.Workspace, abs string, data []byte) {
+func recordWrite(env *tools.Env, ws *tools.Workspace, abs string, data []byte, viaEditor bool) {
 	if env.Files == nil {
+		return
+	}
+	if viaEditor {
+		// The editor may not have saved it: know it by its contents.
+		env.Files.RecordWrite(abs, data, nil)
 		return
 	}
 	if fi, err := ws.Stat(abs); err == nil {

@@ -112,11 +112,16 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 		return tools.Result{}, fmt.Errorf("%s is not a regular file (%s)", rel, fi.Mode().Type())
 	}
 
-	f, err := ws.Open(abs)
+	f, fromEditor, err := tools.OpenText(ctx, env, ws, abs)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer f.Close()
+	// The guard knows an editor's buffer by its contents alone.
+	guardFI := fi
+	if fromEditor {
+		guardFI = nil
+	}
 
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, head)
@@ -126,7 +131,7 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 	head = head[:n]
 	if n == 0 {
 		if env.Files != nil {
-			env.Files.RecordRead(abs, nil, fi)
+			env.Files.RecordRead(abs, nil, guardFI)
 		}
 		return tools.Result{Content: fmt.Sprintf("%s is empty (0 bytes).", rel)}, nil
 	}
@@ -169,7 +174,7 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 		return tools.Result{}, fmt.Errorf("offset %d is past the end of %s, which has %d lines", r.start, rel, r.total)
 	}
 	if sum != nil {
-		env.Files.RecordReadSum(abs, [sha256.Size]byte(sum.Sum(nil)), fi)
+		env.Files.RecordReadSum(abs, [sha256.Size]byte(sum.Sum(nil)), guardFI)
 	}
 	return tools.Result{Content: r.render()}, nil
 }

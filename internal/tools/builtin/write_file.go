@@ -76,10 +76,14 @@ func (*writeFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 	var old []byte
 	exists := false
 	if fi, err := ws.Stat(abs); err == nil && fi.Mode().IsRegular() {
-		if old, err = ws.ReadFile(abs); err != nil {
+		var fromEditor bool
+		if old, fromEditor, err = tools.ReadText(ctx, env, ws, abs); err != nil {
 			return tools.Result{}, err
 		}
 		exists = true
+		if fromEditor {
+			fi = nil
+		}
 		if env.Files != nil {
 			if err := env.Files.Check(abs, fi, old); err != nil {
 				return tools.Result{}, err
@@ -87,11 +91,11 @@ func (*writeFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 		}
 	}
 	data := []byte(a.Content)
-	created, err := ws.WriteFileAtomic(abs, data, newFileMode)
+	created, viaEditor, err := tools.WriteText(ctx, env, ws, abs, data, newFileMode)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	recordWrite(env, ws, abs, data)
+	recordWrite(env, ws, abs, data, viaEditor)
 	how := "overwritten"
 	if created {
 		how = "created"

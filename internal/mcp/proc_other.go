@@ -1,0 +1,20 @@
+//go:build !linux
+
+package mcp
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// procAttr puts a server in its own process group.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup sends sig to the server's process group.
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, sig)
+	}
+}

@@ -82,6 +82,7 @@ func recoverOne(ctx context.Context, st store.Store, owner, id string) (bool, er
 		return false, err
 	}
 	defer func() { _ = st.ReleaseLease(context.WithoutCancel(ctx), id, owner) }()
+	ctx = store.WithLease(ctx, id, owner)
 	sess, err := st.GetSession(ctx, id)
 	if err != nil || sess.Status != protocol.StatusRunning {
 		return false, err

@@ -44,7 +44,9 @@ type App struct {
 	Home   string
 	Config *config.Config
 	Store  store.Store
-	Core   *agent.Core
+	// StoreChoice is which store Store is (storeopen.go).
+	StoreChoice StoreChoice
+	Core        *agent.Core
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
@@ -110,7 +112,11 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
 		regc <- registryResult{reg, err}
 	}()
-	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
+	choice, err := ChooseStore(home, cfg)
+	var st store.Store
+	if err == nil {
+		st, err = OpenStore(ctx, choice)
+	}
 	rr := <-regc
 	if err != nil {
 		return nil, err
@@ -120,7 +126,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+	a := &App{Home: home, Config: cfg, Store: st, StoreChoice: choice, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
 		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
 	a.openSandbox()
 	maxIter := opts.MaxIterations
@@ -132,6 +138,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Models:           a.ResolveModel,
 		Tools:            reg,
 		MaxIterations:    maxIter,
+		LeaseTTL:         cfg.LeaseDuration(),
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
 		Commands:         a.commands,

@@ -99,7 +99,7 @@ func withStore(ctx context.Context, f func(store.Store) error) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	st, err := store.Open(ctx, home+"/"+app.DBFileName)
+	st, err := app.OpenHomeStore(ctx, home)
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ type Config struct {
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
+	// Store and LeaseTTL choose the session store (see store.go).
+	Store    string `json:"store,omitempty"`
+	LeaseTTL string `json:"leaseTTL,omitempty"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
@@ -161,6 +164,9 @@ func Load(home string) (*Config, error) {
 	if c.CompactThreshold < 0 || c.CompactThreshold >= 1 {
 		return nil, fmt.Errorf("config %s: compactThreshold %v must be between 0 and 1", path, c.CompactThreshold)
 	}
+	if err := c.loadStore(f); err != nil {
+		return nil, err
+	}
 	for id, m := range f.ModelSettings {
 		if m.ContextWindow != nil && *m.ContextWindow < 1000 {
 			return nil, fmt.Errorf("config %s: modelSettings[%q].contextWindow %d is too small (at least 1000)", path, id, *m.ContextWindow)
@@ -196,6 +202,7 @@ func (c *Config) Exists() bool { return c.exists }
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
 		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
+		Store: c.Store, LeaseTTL: c.LeaseTTL,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p

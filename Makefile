@@ -27,7 +27,7 @@ export MX_CLAW_TEST_NPM_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mx-claw-te
 test-deps:
 	@if command -v apt-get >/dev/null 2>&1; then \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget postgresql >/dev/null; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget chromium postgresql >/dev/null; \
 	else echo "test-deps: no apt-get here; install git and ripgrep yourself"; fi
 	@# Node.js for the MCP servers, from apt only when there is none: Debian's
 	@# npm package conflicts with a Node.js installed from elsewhere.
@@ -53,7 +53,7 @@ vet:
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 	@if command -v gcc >/dev/null 2>&1; then \
-		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/; \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/; \
 	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:

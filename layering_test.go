@@ -56,6 +56,7 @@ func TestLayering(t *testing.T) {
 		{"internal/memory", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
+		{"internal/server/web", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
@@ -68,6 +69,11 @@ func TestLayering(t *testing.T) {
 		}},
 		{"internal/agent", func(imp string) bool {
 			return !oneOf(imp, "internal/app", "internal/cli", "internal/headless", "internal/tui")
+		}},
+		{"internal/bus", none},
+		{"internal/server", func(imp string) bool {
+			return strings.HasPrefix(imp, "internal/server/") || oneOf(imp, "internal/app", "internal/agent", "internal/bus",
+				"internal/config", "internal/permission", "internal/protocol", "internal/secret", "internal/sse", "internal/store")
 		}},
 		{"internal/jsonrpc", none},
 		// The stdio front doors translate; the core is reached through

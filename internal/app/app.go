@@ -69,6 +69,11 @@ type App struct {
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once
 	mcp     *mcp.Manager // see MCP
+
+	// cfgMu guards Config against UpdateConfig; settingsWrite serialises
+	// UpdateUserPermissions (usersettings.go).
+	cfgMu         sync.RWMutex
+	settingsWrite sync.Mutex
 }
 
 // Options adjust Open.
@@ -175,7 +180,9 @@ func (a *App) Close() error {
 // the active provider, or "" for the default). The error names the missing
 // step and the command that fixes it.
 func (a *App) ResolveModel(id string) (agent.Model, error) {
+	a.cfgMu.RLock()
 	ref, err := a.Config.Resolve(id)
+	a.cfgMu.RUnlock()
 	if err != nil {
 		return agent.Model{}, err
 	}

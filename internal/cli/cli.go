@@ -151,6 +151,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newSandboxCmd(stdio))
 	root.AddCommand(newDebugCmd(stdio), newMCPCmd(stdio))
 	root.AddCommand(newACPCmd(stdio), newAppServerCmd(stdio))
+	root.AddCommand(newServeCmd(stdio))
 	return root
 }
 

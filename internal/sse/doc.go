@@ -1,9 +1,10 @@
-// Package sse reads Server-Sent Events streams (the text/event-stream
-// format of the WHATWG HTML standard, section 9.2).
+// Package sse reads and writes Server-Sent Events streams (the
+// text/event-stream format of the WHATWG HTML standard, section 9.2).
 //
 // It is shared by the model provider clients (internal/llm/openai reads the
-// chat-completions stream with it) and by anything that consumes mx-claw's
-// own event stream (internal/client). It imports no other mx-claw package,
+// chat-completions stream with it), by the local server (internal/server
+// writes its session event streams with Writer) and by anything that
+// consumes mx-claw's own event stream. It imports no other mx-claw package,
 // so any package may import it.
 //
 // The reader follows the standard's parsing rules, with one deliberate

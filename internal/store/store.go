@@ -137,6 +137,12 @@ type Store interface {
 	// TakeInputs removes and returns the session's queued inputs, oldest
 	// first.
 	TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
+	// QueuedInputs returns the session's queued inputs, oldest first,
+	// without taking them.
+	QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
+	// RemoveInput deletes one queued input before it is sent; an input
+	// that is not queued (never was, or already taken) is ErrNotFound.
+	RemoveInput(ctx context.Context, sessionID string, id int64) error
 
 	// AddGrant stores a rule that allows calls without asking in a scope
 	// ("session:<id>" or a workspace path); an existing grant is kept.

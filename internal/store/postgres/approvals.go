@@ -154,3 +154,41 @@ RETURNING id, content, created_at`, []any{sessionID}, func(rows pgx.Rows) error 
 	slices.SortFunc(out, func(a, b protocol.QueuedInput) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
+
+// QueuedInputs returns the session's queued inputs, oldest first, leaving
+// them queued.
+func (s *Store) QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, content, created_at FROM queued_inputs
+WHERE session_id = $1 ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("queued inputs: session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []protocol.QueuedInput{}
+	for rows.Next() {
+		q := protocol.QueuedInput{SessionID: sessionID}
+		if err := rows.Scan(&q.ID, &q.Content, &q.CreatedAt); err != nil {
+			return nil, fmt.Errorf("queued inputs: session %s: %w", sessionID, err)
+		}
+		q.CreatedAt = q.CreatedAt.UTC()
+		out = append(out, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("queued inputs: session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// RemoveInput deletes one queued input; one that is not queued is
+// store.ErrNotFound. An input is either taken (and sent) or removed,
+// never both.
+func (s *Store) RemoveInput(ctx context.Context, sessionID string, id int64) error {
+	tag, err := s.write(ctx, `DELETE FROM queued_inputs WHERE session_id = $1 AND id = $2`, []any{sessionID, id}, nil)
+	if err != nil {
+		return fmt.Errorf("remove queued input %d: session %s: %w", id, sessionID, leaseError(sessionID, err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("queued input %d of session %s: %w", id, sessionID, store.ErrNotFound)
+	}
+	return nil
+}

@@ -71,6 +71,7 @@ func Run(t *testing.T, b Backend) {
 		{"ResolveApprovalOnce", testResolveApprovalOnce},
 		{"QueuedInputs", testQueuedInputs},
 		{"TakeInputsExactlyOnce", testTakeInputsExactlyOnce},
+		{"QueuedInputsListAndRemove", testQueuedInputsListAndRemove},
 		{"GrantsAuditTrust", testGrantsAuditTrust},
 		{"FileVersions", testFileVersions},
 		{"CorruptRowsAreQuarantined", testCorruptRowsAreQuarantined},

@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+)
+
+// answerWait is how long an answer to an approval a turn of this server
+// waits for is given to reach it before the request is answered anyway.
+const answerWait = 2 * time.Second
+
+// answerApproval serves POST /api/sessions/{id}/approvals/{requestId}
+// {"decision", "scope"?, "message"?}. The answer goes to the turn of this
+// server that waits for it, or resumes here a turn paused in the store (by
+// `mx-claw run --on-ask pause` in a terminal, or a server that stopped):
+// 202 and the turn goes on. Not pending: 404; the session busy in another
+// process: 409.
+func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
+	id, rid := r.PathValue("id"), r.PathValue("requestId")
+	var req protocol.ApprovalAnswer
+	if err := decode(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Decision != protocol.DecisionAllow && req.Decision != protocol.DecisionDeny {
+		return badRequest("decision %q: want allow or deny", req.Decision)
+	}
+	switch req.Scope {
+	case "", protocol.ScopeOnce, protocol.ScopeSession, protocol.ScopeAlways:
+	default:
+		return badRequest("scope %q: want once, session or always", req.Scope)
+	}
+	if _, err := s.session(r, id); err != nil {
+		return err
+	}
+	pending, err := s.app.Store.PendingApprovals(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	var approval *protocol.Approval
+	for i := range pending {
+		if pending[i].ID == rid {
+			approval = &pending[i]
+		}
+	}
+	if approval == nil {
+		return errorf(http.StatusNotFound, protocol.CodeApprovalNotFound,
+			"no pending approval %s in session %s (already answered, or cancelled)", rid, id)
+	}
+	scope := req.Scope
+	if req.Decision == protocol.DecisionDeny {
+		scope = ""
+	}
+	ans := agent.ResolveRequest{SessionID: id, RequestID: rid, Approve: req.Decision == protocol.DecisionAllow,
+		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget()}
+	out := protocol.ApprovalAccepted{RequestID: rid, Decision: req.Decision, TurnID: approval.TurnID}
+
+	rn := s.runner(id)
+	rn.mu.Lock()
+	if s.isStopping() {
+		rn.mu.Unlock()
+		return shuttingDown
+	}
+	if rn.running {
+		rn.mu.Unlock()
+		// A turn of this server waits for the answer: it takes it at
+		// once. (Should it not, the answer resumes the turn on a goroutine
+		// of its own and the request does not wait for that.)
+		done := make(chan error, 1)
+		if !s.goTurn(func() { done <- s.app.Core.Answer(s.ctx, ans, s.sink) }) {
+			return shuttingDown
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				return err
+			}
+		case <-time.After(answerWait):
+		}
+		writeJSON(w, http.StatusAccepted, out)
+		return nil
+	}
+	rn.running = true
+	rn.mu.Unlock()
+	b := s.start(id, rn, "", func(ctx context.Context, sink func(protocol.Event)) error {
+		return s.app.Core.Answer(ctx, ans, sink)
+	}, false)
+	if b.err != nil {
+		return b.err
+	}
+	if b.turnID != "" {
+		out.TurnID = b.turnID
+	}
+	writeJSON(w, http.StatusAccepted, out)
+	return nil
+}

@@ -1,0 +1,64 @@
+// Package server is `mx-claw serve`: the local HTTP API of DESIGN §11 ("The
+// local server — contract"), its SSE event streams and the web panel's
+// files, on net/http pattern routes.
+//
+// # Security
+//
+// The server binds to loopback unless told otherwise, and assumes that any
+// web page the user visits may send it requests. So, before any route:
+//
+//   - a Host header other than localhost, 127.0.0.1 or [::1] with the
+//     server's port is refused (403: DNS rebinding);
+//   - so is an Origin other than the server's own, and an API request a
+//     browser marks as coming from another page (Sec-Fetch-Site other than
+//     same-origin or none);
+//   - every /api/ route except GET /api/health needs the token, as
+//     Authorization: Bearer TOKEN (compared in constant time) or as the
+//     panel's cookie, which GET /login?token=TOKEN trades for it (HttpOnly,
+//     SameSite=Strict, named after the port because browsers share cookies
+//     between the ports of a host) (401);
+//   - every /api/ request that is not a GET or HEAD must say Content-Type:
+//     application/json (415), which no HTML form can send without a CORS
+//     preflight, and there is no CORS at all.
+//
+// Errors are JSON, {"error": {"code", "message"}}.
+//
+// # Turns
+//
+// A message posted to an idle session starts a turn through the same
+// agent.Core.Run the terminal uses (budgets, hooks, permissions and
+// compaction included), with approvals that wait for an answer from any
+// client (agent.AskWait). A message posted while the session is busy is
+// queued in the store: behind a turn of this server it runs when that turn
+// ends; behind a turn of another process (`mx-claw run`, the REPL), that
+// process's turn sends it when it ends, or, if it did not, this server does
+// once the other process's lease is gone. An approval paused by another
+// process (`run --on-ask pause`) is answered here and its turn continues
+// here. The lease keeps one writer per session throughout.
+//
+// # Event streams
+//
+// GET /api/sessions/{id}/events replays the session's stored events after
+// Last-Event-ID (or ?after=N) as `id: SEQUENCE`, `event: TYPE`,
+// `data: EVENT-JSON`, then follows the session live: stored events with
+// their id, deltas without. Each session that has a stream open has one
+// feed: a bus.Broker fed by this process's turns as they run and by a
+// poller that reads the store's events after the last sequence published
+// (every PollInterval), so the stored events of a turn another process runs
+// reach the stream too; their deltas, which only that process sees, do
+// not. The feed publishes stored events strictly in sequence order, filling
+// any gap from the store, and each stream skips what it already sent, so a
+// client sees every stored event exactly once across reconnects. A stream
+// whose subscriber buffer overflows (a slow client) is dropped by the
+// broker, never slowing a turn, and catches up from the store by itself.
+// A stream.heartbeat event (not a comment, so a page can see it) goes out
+// when nothing else did for HeartbeatInterval; stream.ready follows the
+// replay with the session as it is now; stream.closing ends every stream
+// when the server shuts down, after the cancelled turns' events.
+//
+// Only cli imports server (and tests). It works on app's App — the core,
+// the store, the config and the secret chain — and uses the types of the
+// packages behind it (agent's requests and errors, store's errors,
+// permission's modes and rules); layering_test.go lists what it may
+// import.
+package server

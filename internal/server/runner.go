@@ -1,0 +1,293 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mx-claw/mx-claw/internal/agent"
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// runner is the server's side of one session's turns: whether one of its
+// turns runs, and the model chosen for the next one meanwhile. Its lock
+// orders "is a turn running?" against "queue the message", so a message
+// posted as a turn ends is either queued before the turn's last look at
+// the queue or starts a turn of its own, never lost between the two.
+type runner struct {
+	mu      sync.Mutex
+	running bool
+	// model is the model of the session's next turn, chosen while one ran.
+	model string
+}
+
+// runner returns the session's runner.
+func (s *Server) runner(id string) *runner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runners[id]
+	if !ok {
+		r = &runner{}
+		s.runners[id] = r
+	}
+	return r
+}
+
+// begin is what a turn the server starts reports first: its id, or that
+// the message was queued instead, or why nothing started.
+type begin struct {
+	turnID string
+	queued bool
+	err    error
+}
+
+// turnBody takes a session through the core: a new message (Core.Run) or
+// an answered approval (Core.Answer).
+type turnBody func(ctx context.Context, sink func(protocol.Event)) error
+
+// sink hands an event of this process's turns to the streams.
+func (s *Server) sink(e protocol.Event) { s.feeds.publish(context.Background(), e) }
+
+// submit sends a user message to a session: it starts a turn, or queues
+// the message behind the running one.
+func (s *Server) submit(id, text string) (begin, error) {
+	r := s.runner(id)
+	r.mu.Lock()
+	if s.isStopping() {
+		r.mu.Unlock()
+		return begin{}, shuttingDown
+	}
+	if r.running {
+		defer r.mu.Unlock()
+		if _, err := s.app.Core.Enqueue(s.ctx, id, text, s.sink); err != nil {
+			return begin{}, err
+		}
+		return begin{queued: true}, nil
+	}
+	// Messages left queued (behind a turn that was cancelled) go first.
+	left, err := s.app.Store.TakeInputs(s.ctx, id)
+	if err != nil {
+		r.mu.Unlock()
+		return begin{}, err
+	}
+	input := joinInputs(left, text)
+	model := r.model
+	r.model = ""
+	r.running = true
+	r.mu.Unlock()
+	b := s.start(id, r, input, s.runTurn(id, input, model), true)
+	return b, b.err
+}
+
+// isStopping reports whether Shutdown has begun.
+func (s *Server) isStopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
+}
+
+// runTurn is the body of a turn for a user message.
+func (s *Server) runTurn(id, input, model string) turnBody {
+	return func(ctx context.Context, sink func(protocol.Event)) error {
+		return s.app.Core.Run(ctx, agent.TurnRequest{SessionID: id, Input: input, Model: model,
+			OnAsk: agent.AskWait, Budget: s.app.Budget()}, sink)
+	}
+}
+
+// start runs body on its own goroutine (see drive) and returns what it
+// reports first. r.running is set by the caller.
+func (s *Server) start(id string, r *runner, input string, body turnBody, queueIfHeld bool) begin {
+	first := make(chan begin, 1)
+	if !s.goTurn(func() { s.drive(id, r, input, body, queueIfHeld, first) }) {
+		r.mu.Lock()
+		r.running = false
+		r.mu.Unlock()
+		return begin{err: shuttingDown}
+	}
+	return <-first
+}
+
+// goTurn runs f as a turn the server waits for at Shutdown; false if the
+// server is stopping.
+func (s *Server) goTurn(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.turns.Add(1)
+	go func() {
+		defer s.turns.Done()
+		f()
+	}()
+	return true
+}
+
+// drive runs body, then the messages queued meanwhile, one turn each time,
+// until none is left. It reports the first turn's id (or why it did not
+// start) on first. A turn that could not start because another process
+// holds the session queues input if queueIfHeld, and the server sends it
+// once that process lets go (watch). After a cancelled turn the queue is
+// left for the user's next message.
+func (s *Server) drive(id string, r *runner, input string, body turnBody, queueIfHeld bool, first chan<- begin) {
+	reported := false
+	report := func(b begin) {
+		if !reported {
+			reported = true
+			first <- b
+		}
+	}
+	for {
+		sink := func(e protocol.Event) {
+			if !reported && e.TurnID != "" {
+				report(begin{turnID: e.TurnID})
+			}
+			s.sink(e)
+		}
+		err := body(s.ctx, sink)
+		stop := s.ctx.Err() != nil || errors.Is(err, context.Canceled)
+		if !reported {
+			// The turn never started: the request learns why.
+			stop = true
+			var queued *agent.QueuedError
+			var held *store.LeaseHeldError
+			switch {
+			case errors.As(err, &queued):
+				report(begin{queued: true})
+			case errors.As(err, &held) && queueIfHeld:
+				if _, qerr := s.app.Core.Enqueue(context.WithoutCancel(s.ctx), id, input, s.sink); qerr != nil {
+					report(begin{err: qerr})
+				} else {
+					report(begin{queued: true})
+					s.watch(id)
+				}
+			default:
+				report(begin{err: err})
+			}
+		} else if err != nil && !stop {
+			s.log.Info("turn ended with an error", "session", id, "err", err)
+		}
+		bg := context.WithoutCancel(s.ctx)
+		r.mu.Lock()
+		var left []protocol.QueuedInput
+		if !stop {
+			left, err = s.app.Store.TakeInputs(bg, id)
+			if err != nil {
+				s.log.Warn("take queued inputs", "session", id, "err", err)
+			}
+		}
+		if len(left) == 0 {
+			r.running = false
+			if r.model != "" {
+				s.applyModel(bg, id, r.model)
+				r.model = ""
+			}
+			r.mu.Unlock()
+			return
+		}
+		model := r.model
+		r.model = ""
+		r.mu.Unlock()
+		input = joinInputs(left, "")
+		body = s.runTurn(id, input, model)
+		queueIfHeld = true
+	}
+}
+
+// applyModel stores the model chosen while the session's turn ran.
+func (s *Server) applyModel(ctx context.Context, id, model string) {
+	sess, err := s.app.Store.GetSession(ctx, id)
+	if err == nil {
+		sess.Model = model
+		err = s.app.Store.UpdateSession(ctx, sess)
+	}
+	if err != nil {
+		s.log.Warn("store the session's model", "session", id, "err", err)
+	}
+}
+
+// joinInputs joins queued messages and a new one as the core joins queued
+// messages: in order, separated by blank lines.
+func joinInputs(left []protocol.QueuedInput, text string) string {
+	parts := make([]string, 0, len(left)+1)
+	for _, q := range left {
+		parts = append(parts, q.Content)
+	}
+	if text != "" {
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// watch marks a session whose queued messages wait for another process's
+// turn: when its lease is gone and nobody sent them, the server does.
+func (s *Server) watch(id string) {
+	s.mu.Lock()
+	s.watching[id] = true
+	s.mu.Unlock()
+}
+
+// checkWatched sends the queued messages of watched sessions whose lease
+// another process no longer holds.
+func (s *Server) checkWatched() {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.watching))
+	for id := range s.watching {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		if s.heldElsewhere(s.ctx, id) {
+			continue
+		}
+		s.mu.Lock()
+		delete(s.watching, id)
+		s.mu.Unlock()
+		s.sendQueued(id)
+	}
+}
+
+// sendQueued starts a turn with the session's queued messages, unless a
+// turn of this server runs (it sends them when it ends) or none is left
+// (the other process sent them).
+func (s *Server) sendQueued(id string) {
+	r := s.runner(id)
+	r.mu.Lock()
+	if r.running {
+		r.mu.Unlock()
+		return
+	}
+	left, err := s.app.Store.TakeInputs(s.ctx, id)
+	if err != nil || len(left) == 0 {
+		r.mu.Unlock()
+		return
+	}
+	model := r.model
+	r.model = ""
+	r.running = true
+	r.mu.Unlock()
+	input := joinInputs(left, "")
+	first := make(chan begin, 1)
+	if !s.goTurn(func() { s.drive(id, r, input, s.runTurn(id, input, model), true, first) }) {
+		r.mu.Lock()
+		r.running = false
+		r.mu.Unlock()
+		// Put them back for whoever comes next.
+		if _, err := s.app.Core.Enqueue(context.WithoutCancel(s.ctx), id, input, s.sink); err != nil {
+			s.log.Warn("queue input again", "session", id, "err", err)
+		}
+	}
+}
+
+// heldElsewhere reports whether another process holds the session's
+// lease (a turn runs there).
+func (s *Server) heldElsewhere(ctx context.Context, id string) bool {
+	l, err := s.app.Store.GetLease(ctx, id)
+	if err != nil {
+		return false
+	}
+	return l.Owner != s.app.Core.Owner() && l.ExpiresAt.After(time.Now())
+}

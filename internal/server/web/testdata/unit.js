@@ -1,0 +1,380 @@
+// Unit tests of the panel's modules, run in a real Chromium by
+// browser_test.go on a page served with the panel's CSP. run() returns one
+// {name, ok, msg} per check.
+
+import { render, StreamingMarkdown, stableCut, safeHref } from '/markdown.js';
+import { Parser, EventStream } from '/stream.js';
+import { bindComposer } from '/composer.js';
+import { Transcript } from '/transcript.js';
+import { ApprovalDock } from '/approvals.js';
+
+const results = [];
+function check(name, ok, msg = '') {
+  results.push({ name, ok: !!ok, msg: ok ? '' : String(msg) });
+}
+function eq(name, got, want) {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  check(name, g === w, 'got ' + g + ', want ' + w);
+}
+
+const ALLOWED_TAGS = new Set('P H1 H2 H3 H4 H5 H6 UL OL LI CODE PRE BLOCKQUOTE HR BR A STRONG EM DEL TABLE THEAD TBODY TR TH TD DIV SPAN BUTTON INPUT'.split(' '));
+const ALLOWED_ATTRS = new Set(['href', 'target', 'rel', 'class', 'start', 'type', 'checked', 'disabled', 'title', 'aria-label']);
+
+function md(src) {
+  const div = document.createElement('div');
+  div.appendChild(render(src));
+  return div;
+}
+
+// safe reports what in a rendered tree could run or load something.
+function unsafe(root) {
+  const bad = [];
+  for (const el of root.querySelectorAll('*')) {
+    if (!ALLOWED_TAGS.has(el.tagName)) bad.push('tag ' + el.tagName);
+    for (const a of el.attributes) {
+      if (!ALLOWED_ATTRS.has(a.name)) bad.push(el.tagName + ' attribute ' + a.name);
+    }
+    if (el.tagName === 'A') {
+      const href = el.getAttribute('href') || '';
+      if (!/^(https?:\/\/|mailto:)/i.test(href)) bad.push('link ' + href);
+      if (el.rel !== 'noopener noreferrer nofollow') bad.push('rel ' + el.rel);
+    }
+    if (el.tagName === 'INPUT' && el.type !== 'checkbox') bad.push('input ' + el.type);
+  }
+  return bad;
+}
+
+function markdownSafety() {
+  const payloads = [
+    '<script>alert(1)</script>',
+    '<img src=x onerror=alert(1)>',
+    '<a href="javascript:alert(1)">x</a>',
+    '[x](javascript:alert(1))',
+    '[x](JaVaScRiPt:alert(1))',
+    '[x](  javascript:alert(1))',
+    '[x](<javascript:alert(1)>)',
+    '[x](java&#x09;script:alert(1))',
+    '[x](data:text/html,<script>alert(1)</script>)',
+    '[x](vbscript:msgbox)',
+    '[x](//evil.example/)',
+    '<javascript:alert(1)>',
+    '![x](javascript:alert(1))',
+    '![x](https://tracker.example/pixel.gif)',
+    '[x](https://ok.example/"onmouseover="alert(1))',
+    '`<b>` **<i>x</i>** <style>body{}</style> <iframe src=x></iframe>',
+    '| a | b |\n|---|---|\n| <img src=x onerror=1> | [y](javascript:1) |',
+    '- [x] <svg onload=alert(1)>\n- [ ] ok',
+    '```html\n<script>alert(1)</script>\n```',
+    '> <object data=x>',
+    'http://x.example/"><script>alert(1)</script>',
+  ];
+  for (const p of payloads) {
+    const root = md(p);
+    const bad = unsafe(root);
+    check('markdown is safe: ' + p, bad.length === 0, bad.join(', '));
+  }
+  const s = md('<script>alert(1)</script>');
+  check('raw HTML is shown as text', s.textContent.includes('<script>alert(1)</script>'), s.textContent);
+  const img = md('![a cat](https://img.example/cat.png)');
+  check('images are linked, not loaded', !img.querySelector('img') && img.querySelector('a').href === 'https://img.example/cat.png', img.textContent);
+  eq('safeHref', ['https://a.example', 'mailto:x@y.example', 'javascript:1', 'java\nscript:1', '/rel', 'ftp://x'].map((u) => safeHref(u)), ['https://a.example', 'mailto:x@y.example', null, null, null, null]);
+  const link = md('[ok](https://example.com/a_b)').querySelector('a');
+  check('a safe link', link && link.getAttribute('href') === 'https://example.com/a_b' && link.target === '_blank' && link.rel === 'noopener noreferrer nofollow', link && link.outerHTML);
+}
+
+function markdownStructure() {
+  const tags = (root) => [...root.querySelectorAll('*')].map((e) => e.tagName.toLowerCase()).join(' ');
+  eq('headings and inlines', tags(md('# T\n\npara **b** *i* `c` ~~d~~')), 'h1 p strong em code del');
+  eq('setext heading', tags(md('Title\n=====\n\ntext')), 'h1 p');
+  const nested = md('- a\n  - b\n- c');
+  eq('nested list', tags(nested), 'ul li ul li li');
+  eq('nested list text', [...nested.querySelectorAll('li')].map((l) => l.firstChild.textContent), ['a', 'b', 'c']);
+  const ol = md('3. x\n4. y').querySelector('ol');
+  eq('ordered list start', [ol.getAttribute('start'), ol.children.length], ['3', 2]);
+  const code = md('```go\nx := `y`\n  <b>\n```\nafter');
+  eq('fenced code', [code.querySelector('code').className, code.querySelector('code').textContent, code.querySelector('p').textContent], ['lang-go', 'x := `y`\n  <b>', 'after']);
+  eq('unclosed fence', md('```\ncode').querySelector('code').textContent, 'code');
+  const t = md('|a|b|\n|-|:-:|\n|1|2|');
+  eq('table', [[...t.querySelectorAll('th')].map((x) => x.textContent), [...t.querySelectorAll('td')].map((x) => x.textContent), t.querySelectorAll('td')[1].className], [['a', 'b'], ['1', '2'], 'al-center']);
+  eq('intraword underscores', tags(md('snake_case_name and __init__')), 'p strong');
+  eq('bare URL without its full stop', md('see https://x.example/a.').querySelector('a').getAttribute('href'), 'https://x.example/a');
+  eq('URL in parentheses', md('(https://x.example/a_(b))').querySelector('a').getAttribute('href'), 'https://x.example/a_(b)');
+  const task = md('- [x] done\n- [ ] todo');
+  eq('task list', [...task.querySelectorAll('input')].map((i) => i.checked), [true, false]);
+  eq('blockquote', tags(md('> a\n> b')), 'blockquote p');
+  eq('hard break', tags(md('a  \nb')), 'p br');
+  eq('escapes', md('\\*not em\\*').textContent, '*not em*');
+  eq('code span with backticks', md('`` a ` b ``').querySelector('code').textContent, 'a ` b');
+  const t0 = performance.now();
+  md('*'.repeat(50000) + 'a ' + '_'.repeat(50000) + ' [' .repeat(20000) + '`'.repeat(30000));
+  const ms = performance.now() - t0;
+  check('pathological input renders fast (' + Math.round(ms) + ' ms)', ms < 1500, ms);
+}
+
+function streaming() {
+  const docs = [
+    '# Plan\n\nFirst I read the file.\n\n```go\nfunc main() {\n\tfmt.Println("hi")\n}\n```\n\nThen:\n\n1. edit\n2. build\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nDone, see https://x.example.\n',
+    'para one\nstill one\n\npara two\n\n> quote\n\n- a\n\n- b\n\n  more b\n\n- c\n\nend',
+    '```\nunclosed\n\nstill code\n\n',
+    'text\n\n    indented code\n\n    more\n\nafter',
+  ];
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (const [k, doc] of docs.entries()) {
+    const el = document.createElement('div');
+    const sm = new StreamingMarkdown(el);
+    let pos = 0;
+    let firstKept = true;
+    let firstNode = null;
+    while (pos < doc.length) {
+      pos = Math.min(doc.length, pos + 1 + Math.floor(rand() * 9));
+      sm.update(doc.slice(0, pos));
+      if (!firstNode && sm.stable.firstChild) firstNode = sm.stable.firstChild;
+      if (firstNode && sm.stable.firstChild !== firstNode) firstKept = false;
+    }
+    const want = md(doc);
+    eq('streamed text equals the rendered text (doc ' + k + ')', el.textContent, want.textContent);
+    check('the finished part is not rendered again (doc ' + k + ')', firstKept, 'the first stable node was replaced');
+    sm.finish(doc);
+    check('finish renders the whole document (doc ' + k + ')', el.innerHTML === want.innerHTML, el.innerHTML);
+  }
+  eq('stableCut stops before an unfinished line', stableCut('a\n\nb'), 0);
+  eq('stableCut after a blank line', stableCut('a\n\nb\n'), 3);
+  eq('stableCut not inside a fence', stableCut('```\na\n\nb\n'), 0);
+  eq('stableCut not before a list item', stableCut('- a\n\n- b\n'), 0);
+  eq('stableCut not before an indented line', stableCut('- a\n\n  b\n'), 0);
+}
+
+function sseParser() {
+  const stream = 'id: 1\nevent: a\ndata: {"x":1}\n\n: comment\n\nevent: b\ndata: line1\ndata: line2\n\nid: 3\r\nevent: c\r\ndata: z\r\n\r\nevent: d\ndata: no-id\n\n';
+  const want = [
+    { event: 'a', data: '{"x":1}', id: '1' },
+    { event: 'b', data: 'line1\nline2', id: '' },
+    { event: 'c', data: 'z', id: '3' },
+    { event: 'd', data: 'no-id', id: '' },
+  ];
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const got = [];
+    const p = new Parser((e) => got.push(e));
+    p.push(stream.slice(0, cut));
+    p.push(stream.slice(cut));
+    if (JSON.stringify(got) !== JSON.stringify(want)) {
+      eq('SSE parser, split at ' + cut, got, want);
+      return;
+    }
+  }
+  check('SSE parser, split at every position', true);
+  const got = [];
+  const s = new EventStream('/x', { after: 5, onEvent: (e) => got.push(e), onState: () => {} });
+  s.dispatch({ id: '4', data: '{"type":"old","sequence":4}' });
+  s.dispatch({ id: '6', data: '{"type":"new","sequence":6}' });
+  s.dispatch({ id: '', data: '{"type":"message.delta","sequence":0}' });
+  s.dispatch({ id: '6', data: '{"type":"again","sequence":6}' });
+  s.dispatch({ id: '', data: '{"type":"stream.heartbeat"}' });
+  eq('stream skips what it has and heartbeats', got.map((e) => e.type), ['new', 'message.delta']);
+  eq('stream remembers the last id', s.lastId, 6);
+}
+
+async function composer() {
+  const ta = document.createElement('textarea');
+  document.body.appendChild(ta);
+  let sent = 0;
+  let cancelled = 0;
+  bindComposer(ta, { onSend: () => sent++, onCancel: () => cancelled++ });
+  const key = (k, o = {}) => {
+    const e = new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true, ...o });
+    ta.dispatchEvent(e);
+    return e.defaultPrevented;
+  };
+  ta.dispatchEvent(new CompositionEvent('compositionstart', { data: '' }));
+  key('Enter', { isComposing: true });
+  key('Enter');
+  eq('Enter while composing does not send', sent, 0);
+  ta.dispatchEvent(new CompositionEvent('compositionend', { data: '日本語' }));
+  key('Enter'); // Safari: keydown after compositionend, same task
+  eq('Enter that ends a composition does not send', sent, 0);
+  await new Promise((r) => setTimeout(r, 10));
+  const prevented = key('Enter');
+  eq('Enter sends', [sent, prevented], [1, true]);
+  const shift = key('Enter', { shiftKey: true });
+  eq('Shift+Enter makes a new line', [sent, shift], [1, false]);
+  key('Escape');
+  eq('Esc cancels', cancelled, 1);
+  ta.remove();
+}
+
+function trustedTypes() {
+  let threw = false;
+  try {
+    document.createElement('div').innerHTML = '<b>x</b>';
+  } catch (e) {
+    threw = e instanceof TypeError;
+  }
+  check('the CSP makes an innerHTML assignment throw (Trusted Types)', threw, 'innerHTML was accepted');
+}
+
+function transcript() {
+  const root = document.createElement('div');
+  document.body.appendChild(root);
+  const tr = new Transcript(root, {});
+  const T = 't1';
+  const evs = [
+    { type: 'message.completed', sequence: 4, turnId: T, message: { role: 'user', content: 'fix <b>it</b>' } },
+    { type: 'reasoning.delta', sequence: 0, turnId: T, step: 1, text: 'think' },
+    { type: 'message.delta', sequence: 0, turnId: T, step: 1, text: 'I will ' },
+    { type: 'message.delta', sequence: 0, turnId: T, step: 1, text: 'edit.' },
+    { type: 'message.completed', sequence: 5, turnId: T, step: 1, message: { role: 'assistant', content: 'I will edit.', reasoning: 'think', tool_calls: [{ id: 'c1', name: 'edit_file', arguments: '{"path":"a.txt"}' }] } },
+    { type: 'message.delta', sequence: 0, turnId: T, step: 1, text: 'late duplicate' },
+    { type: 'tool.started', sequence: 6, turnId: T, toolCallId: 'c1', toolName: 'edit_file', summary: 'Edit a.txt', arguments: { path: 'a.txt' } },
+    { type: 'tool.completed', sequence: 7, turnId: T, toolCallId: 'c1', toolName: 'edit_file', ok: true, summary: 'Edit a.txt', durationMs: 8, message: { role: 'tool', content: 'Edited a.txt\n\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+<img src=x onerror=alert(1)>\n' } },
+    { type: 'tool.started', sequence: 8, turnId: T, toolCallId: 'c2', toolName: 'run_command', summary: 'Run ls', arguments: { command: 'ls' } },
+    { type: 'tool.output', sequence: 0, turnId: T, toolCallId: 'c2', toolName: 'run_command', text: '<script>x</script>\n' },
+    { type: 'tool.completed', sequence: 9, turnId: T, toolCallId: 'c2', toolName: 'run_command', ok: false, summary: 'Run ls', message: { role: 'tool', content: 'boom', isError: true } },
+    { type: 'turn.completed', sequence: 10, turnId: T },
+  ];
+  for (const ev of evs) tr.apply(ev);
+  tr.flush();
+  const before = root.innerHTML;
+  // A replay of the same stored events (a reconnect that overlaps) and a
+  // delta of a finished message change nothing.
+  for (const ev of evs) tr.apply(ev);
+  tr.flush();
+  check('a replay adds nothing', root.innerHTML === before, 'the transcript changed on replay');
+  eq('one user block, one answer, two tool cards', [root.querySelectorAll('.user').length, root.querySelectorAll('.assistant').length, root.querySelectorAll('.tool').length], [1, 1, 2]);
+  check('the answer is the final text', root.querySelector('.assistant .md').textContent === 'I will edit.', root.querySelector('.assistant .md').textContent);
+  check('reasoning is collapsed', root.querySelector('.assistant details.reasoning') && !root.querySelector('.assistant details.reasoning').open, 'no closed reasoning');
+  const diff = root.querySelector('.tool[data-call="c1"] .diff');
+  eq('the edit shows a coloured diff', diff && [diff.querySelectorAll('.add').length, diff.querySelectorAll('.del').length, diff.querySelectorAll('.hunk').length], [1, 1, 1]);
+  const handlers = [...root.querySelectorAll('*')].flatMap((e) => [...e.attributes].filter((a) => a.name.startsWith('on')).map((a) => e.tagName + ' ' + a.name));
+  check('tool and model strings stay text', !root.querySelector('img, script, iframe, b') && handlers.length === 0 && root.textContent.includes('fix <b>it</b>') && root.textContent.includes('+<img src=x onerror=alert(1)>'), handlers.join(', ') + ' ' + root.textContent);
+  eq('a failed call says so', root.querySelector('.tool[data-call="c2"]').dataset.state, 'failed');
+  root.remove();
+}
+
+async function dock() {
+  const el = document.createElement('div');
+  document.body.appendChild(el);
+  const answers = [];
+  const d = new ApprovalDock(el, { answer: async (item, body) => answers.push([item.id, body]) });
+  d.add({ id: 'r1', toolName: 'run_command', summary: 'Run rm -rf build', arguments: { command: 'rm -rf build' } });
+  d.add({ id: 'r2', toolName: 'edit_file', summary: 'Edit b', arguments: { path: 'b', old_string: 'x', new_string: 'y' } });
+  const buttons = () => [...el.querySelectorAll('.approval-buttons button')];
+  eq('five answers', buttons().map((b) => b.textContent), ['Allow once', 'Allow for this session', 'Always allow here', 'Deny', 'Deny with message…']);
+  check('the oldest request is shown first, whole', el.querySelector('.cmd').textContent === '$ rm -rf build' && el.textContent.includes('1 of 2'), el.textContent);
+  check('buttons ignore clicks at first', buttons().every((b) => b.disabled), 'a button was enabled at once');
+  el.querySelector('[data-answer="Deny with message"]').click();
+  await new Promise((r) => setTimeout(r, 700));
+  check('then they work', buttons().every((b) => !b.disabled), 'still disabled');
+  el.querySelector('.deny-message').value = 'use make clean';
+  d.set([{ id: 'r1', toolName: 'run_command', summary: 'Run rm -rf build', arguments: { command: 'rm -rf build' } }, { id: 'r2', toolName: 'edit_file', summary: 'Edit b', arguments: { path: 'b', old_string: 'x', new_string: 'y' } }]);
+  eq('a refresh keeps a half-typed denial', el.querySelector('.deny-message') && el.querySelector('.deny-message').value, 'use make clean');
+  el.querySelector('.deny-with button').click();
+  await new Promise((r) => setTimeout(r, 10));
+  eq('deny with a message', answers[0], ['r1', { decision: 'deny', scope: 'once', message: 'use make clean' }]);
+  check('the next request comes up, as a diff', el.querySelector('.diff .add') && el.textContent.includes('Edit b'), el.textContent);
+  el.remove();
+
+  // A list read before an event arrived does not undo the event.
+  const d2 = new ApprovalDock(document.createElement('div'), { answer: async () => {} });
+  d2.add({ id: 'new', toolName: 'run_command', arguments: { command: 'ls' }, seq: 10 });
+  d2.set([], 5);
+  eq('a stale list keeps a newer request', d2.count, 1);
+  d2.set([], 12);
+  eq('a fresh list drops it', d2.count, 0);
+  d2.resolved('old');
+  d2.set([{ id: 'old', toolName: 'run_command', arguments: { command: 'ls' } }], 1);
+  eq('an answered request does not come back', d2.count, 0);
+}
+
+// longSession replays a long session (300 turns, 3,000 events) and
+// times it, then times one more streamed delta at its end: a delta must
+// not cost more because the session is long.
+function longSession() {
+  const root = document.createElement('div');
+  root.className = 'log';
+  document.body.appendChild(root);
+  const tr = new Transcript(root, {});
+  const evs = [];
+  let seq = 0;
+  const body = '## Step\n\nSome **text** with `code` and a list:\n\n- one\n- two\n\n```go\nfunc f() {}\n```\n';
+  for (let i = 0; i < 300; i++) {
+    const T = 'turn' + i;
+    evs.push({ type: 'turn.started', sequence: ++seq, turnId: T });
+    evs.push({ type: 'message.completed', sequence: ++seq, turnId: T, message: { role: 'user', content: 'request ' + i } });
+    evs.push({ type: 'message.completed', sequence: ++seq, turnId: T, step: 1, message: { role: 'assistant', content: '', tool_calls: [{ id: 'c' + i, name: 'edit_file', arguments: '{"path":"f.go"}' }] } });
+    evs.push({ type: 'tool.started', sequence: ++seq, turnId: T, step: 1, toolCallId: 'c' + i, toolName: 'edit_file', summary: 'Edit f.go' });
+    evs.push({ type: 'tool.completed', sequence: ++seq, turnId: T, step: 1, toolCallId: 'c' + i, toolName: 'edit_file', ok: true, summary: 'Edit f.go', message: { role: 'tool', content: 'Edited\n\n--- a/f.go\n+++ b/f.go\n@@ -1 +1 @@\n-a\n+b\n' } });
+    evs.push({ type: 'usage', sequence: ++seq, turnId: T, usage: { inputTokens: 100, outputTokens: 10 } });
+    evs.push({ type: 'message.completed', sequence: ++seq, turnId: T, step: 2, message: { role: 'assistant', content: body } });
+    evs.push({ type: 'usage', sequence: ++seq, turnId: T, usage: { inputTokens: 100, outputTokens: 10 } });
+    evs.push({ type: 'session.updated', sequence: ++seq, turnId: T, status: 'idle' });
+    evs.push({ type: 'turn.completed', sequence: ++seq, turnId: T });
+  }
+  let t0 = performance.now();
+  for (const ev of evs) tr.apply(ev);
+  void root.offsetHeight; // layout included
+  const replay = performance.now() - t0;
+  check('replaying 3,000 events took ' + Math.round(replay) + ' ms', replay < 5000, replay);
+  t0 = performance.now();
+  for (let k = 0; k < 50; k++) {
+    tr.apply({ type: 'message.delta', sequence: 0, turnId: 'live', step: 1, text: 'word ' + k + ' ' });
+    tr.flush();
+    void root.offsetHeight;
+  }
+  const perDelta = (performance.now() - t0) / 50;
+  check('a delta at the end of a long session took ' + perDelta.toFixed(2) + ' ms', perDelta < 20, perDelta);
+  root.remove();
+}
+
+// reconnect follows /test/sse (browser_test.go): the first connection
+// sends two events and ends, the second sends one event and a delta and
+// then goes silent, the third is refused with 401. The stream must
+// reconnect after the end and after the silence, asking for what it has
+// not got, and stop at "signed out".
+async function reconnect() {
+  const events = [];
+  const states = [];
+  await new Promise((resolve) => {
+    const s = new EventStream('/test/sse', {
+      silenceMs: 800,
+      onEvent: (e) => events.push(e.type + ':' + e.sequence),
+      onState: (st) => {
+        if (states[states.length - 1] !== st) states.push(st);
+        if (st === 'signed-out') resolve();
+      },
+    });
+    s.start();
+    setTimeout(() => {
+      s.stop();
+      resolve();
+    }, 15000);
+  });
+  eq('events across reconnects, none twice', events, ['a:1', 'b:2', 'c:3', 'message.delta:0']);
+  eq('connection states', states, ['connecting', 'live', 'reconnecting', 'live', 'reconnecting', 'signed-out']);
+}
+
+// modules loads every module of the page but app.js, which would start
+// the page (the end-to-end test loads that one).
+async function modules() {
+  for (const m of ['dom', 'api', 'format', 'markdown', 'stream', 'composer', 'transcript', 'approvals', 'session', 'settings']) {
+    try {
+      await import('/' + m + '.js');
+      check('module ' + m + ' loads', true);
+    } catch (e) {
+      check('module ' + m + ' loads', false, e);
+    }
+  }
+}
+
+export async function run() {
+  const steps = [modules, markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, dock, longSession, reconnect];
+  for (const s of steps) {
+    try {
+      await s();
+    } catch (e) {
+      check(s.name + ' threw', false, e && e.stack ? e.stack : e);
+    }
+  }
+  return results;
+}

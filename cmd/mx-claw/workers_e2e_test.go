@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -38,6 +40,12 @@ func startWorkers(t *testing.T, n int, url string, ttl time.Duration, srv *llmte
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startWorkersIn(t, n, url, ttl, srv, ws)
+}
+
+// startWorkersIn is startWorkers with the workspace ws.
+func startWorkersIn(t *testing.T, n int, url string, ttl time.Duration, srv *llmtest.Server, ws string) ([]*served, string) {
+	t.Helper()
 	out := make([]*served, n)
 	for i := range n {
 		e := &env{t: t, home: t.TempDir(), ws: ws, srv: srv}
@@ -413,3 +421,167 @@ func waitTurn(live func(int) string, i int, id, text string) error {
 	return fmt.Errorf("session %d: the turn of %q did not end in 60 s", i, text)
 }
 
+// TestServeFrozenWorkerIsFenced: a worker stopped with SIGSTOP mid-turn,
+// past its lease's TTL, loses the session to another worker, which records
+// the interrupted turn and runs the next one; when the first resumes
+// (SIGCONT) with its answer complete, its next write is refused: nothing
+// of its turn is stored after the takeover, and it says so.
+//
+// Two ways: "ttl", as it happens — A stays stopped past its lease TTL; on
+// SIGCONT its heartbeat and its write race to find out, and either stops
+// it. "write-first" makes the write win: A's heartbeat is slow (a lease
+// TTL of a minute) and its lease is made to expire while it is stopped
+// (its row's expiry set in the past), so on SIGCONT no heartbeat is due
+// and the store's fencing alone refuses A's next write.
+func TestServeFrozenWorkerIsFenced(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"ttl", "write-first"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			testFrozenWorker(t, mode)
+		})
+	}
+}
+
+func testFrozenWorker(t *testing.T, mode string) {
+	url := pgCluster.NewDB(t)
+	srv := llmtest.NewServer()
+	t.Cleanup(srv.Close)
+	srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		last := ""
+		for _, m := range req.Chat.Messages {
+			if m.Role == "user" {
+				last = m.Content
+			}
+		}
+		if last == "first" {
+			// The frozen worker's answer: its stream ends while it is
+			// stopped, so it has the whole answer when it wakes up.
+			return llmtest.Reply{Text: "written by the frozen worker", Pieces: 3, ChunkDelay: 600 * time.Millisecond}
+		}
+		return llmtest.Reply{Text: "answer from the other worker", Pieces: 4, ChunkDelay: 500 * time.Millisecond}
+	})
+	const ttl = 2 * time.Second
+	aTTL := ttl
+	if mode == "write-first" {
+		aTTL = time.Minute
+	}
+	first, ws := startWorkers(t, 1, url, aTTL, srv)
+	second, _ := startWorkersIn(t, 1, url, ttl, srv, ws)
+	a, b := first[0], second[0]
+	var sess protocol.Session
+	if code, err := call(a.info.URL, "POST", "/api/sessions", map[string]string{"workspace": ws}, &sess); err != nil || code != 201 {
+		t.Fatalf("create session: %d %v", code, err)
+	}
+	if code, err := call(a.info.URL, "POST", "/api/sessions/"+sess.ID+"/messages", map[string]string{"text": "first"}, nil); err != nil || code != 202 {
+		t.Fatalf("post: %d %v", code, err)
+	}
+	// Stop A once its model request is under way.
+	for deadline := time.Now().Add(30 * time.Second); len(srv.ChatRequests()) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("worker A sent no model request")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	if mode == "write-first" {
+		expireLeases(t, url)
+	}
+
+	// B takes the session over once A's lease has expired.
+	var st sessionState
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, err := call(b.info.URL, "GET", "/api/sessions/"+sess.ID, nil, &st); err == nil && st.Session.Status == protocol.StatusFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker B did not take the session over: %+v", st.Session)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tookOver := time.Since(stopped)
+	if mode == "ttl" && tookOver < ttl {
+		t.Errorf("taken over %v after the stop, before the lease TTL %v", tookOver, ttl)
+	}
+	// B runs the next turn; A wakes up in the middle of it.
+	if code, err := call(b.info.URL, "POST", "/api/sessions/"+sess.ID+"/messages", map[string]string{"text": "second"}, nil); err != nil || code != 202 {
+		t.Fatalf("post to B: %d %v", code, err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, err := call(b.info.URL, "GET", "/api/sessions/"+sess.ID, nil, &st); err == nil && st.Session.Status == protocol.StatusIdle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B's turn did not end: %+v", st.Session)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Give A time to try its writes.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if strings.Contains(output(a.stderr), "took the session over") {
+			break
+		}
+	}
+	if out := output(a.stderr); !strings.Contains(out, "took the session over") && !strings.Contains(out, "lease lost") {
+		t.Errorf("worker A did not report losing the session:\n%s", out)
+	}
+	if out := output(a.stderr); mode == "write-first" && !strings.Contains(out, "the store refused its write") {
+		t.Errorf("worker A's write was not refused by the store:\n%s", out)
+	}
+
+	store, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	msgs, _ := store.Messages(context.Background(), sess.ID, 0)
+	var texts []string
+	for _, m := range msgs {
+		if m.Role != protocol.RoleSystem {
+			texts = append(texts, string(m.Role)+": "+m.Content)
+		}
+	}
+	want := []string{"user: first", "user: second", "assistant: answer from the other worker"}
+	if !slices.Equal(texts, want) {
+		t.Errorf("transcript %q, want %q (nothing of the frozen worker's answer)", texts, want)
+	}
+	evs, _ := store.Events(context.Background(), sess.ID, 0, 0)
+	var types []string
+	for j, e := range evs {
+		if e.Sequence != int64(j+1) {
+			t.Fatalf("event %d has sequence %d", j, e.Sequence)
+		}
+		types = append(types, string(e.Type))
+	}
+	if n := strings.Count(strings.Join(types, " "), "turn.completed"); n != 1 {
+		t.Errorf("%d turns completed, want 1 (B's): %v", n, types)
+	}
+	how := "its heartbeat found the lease gone before it wrote"
+	if strings.Contains(output(a.stderr), "the store refused its write") {
+		how = "the store refused its write (fencing)"
+	}
+	t.Logf("taken over %v after SIGSTOP (lease TTL %v); on SIGCONT %s", tookOver.Round(time.Millisecond), ttl, how)
+	b.stop()
+	a.stop()
+}
+
+// expireLeases moves the expiry of every lease of the database into the
+// past, as the TTL passing would.
+func expireLeases(t *testing.T, url string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `UPDATE leases SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -773,7 +773,12 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
 	t.waitHooks()
-	if errors.Is(context.Cause(t.ctx), ErrLeaseLost) || errors.Is(runErr, store.ErrLeaseLost) {
+	if errors.Is(runErr, store.ErrLeaseLost) {
+		// The store refused a write: another process owns the session
+		// now (the heartbeat had not noticed yet).
+		return fmt.Errorf("turn aborted: %w; the store refused its write: %v", ErrLeaseLost, runErr)
+	}
+	if errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
 		// Another process owns the session now; it is not ours to write.
 		return fmt.Errorf("turn aborted: %w", ErrLeaseLost)
 	}

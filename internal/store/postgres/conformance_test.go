@@ -17,7 +17,16 @@ import (
 // needs it and stopped when the tests end.
 var pg pgtest.Lazy
 
-func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pg.Main(m)
+	pgDurable.Stop()
+	os.Exit(code)
+}
+
+// postgresOpen opens the store at url.
+func postgresOpen(url string) (*postgres.Store, error) {
+	return postgres.Open(context.Background(), url)
+}
 
 // TestConformance runs the store conformance suite on the PostgreSQL store,
 // each test on a schema of its own in a real cluster.

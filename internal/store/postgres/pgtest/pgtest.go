@@ -321,11 +321,16 @@ func (l *Lazy) NewSchema(t testing.TB) string {
 // Main runs the tests and stops the cluster if one was started.
 func (l *Lazy) Main(m *testing.M) int {
 	code := m.Run()
-	l.once.Do(func() {}) // no start after this
+	l.Stop()
+	return code
+}
+
+// Stop stops the cluster if one was started; none starts after it.
+func (l *Lazy) Stop() {
+	l.once.Do(func() {})
 	if l.c != nil {
 		if err := l.c.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest: stop:", err)
 		}
 	}
-	return code
 }

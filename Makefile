@@ -53,12 +53,13 @@ vet:
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 	@if command -v gcc >/dev/null 2>&1; then \
-		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/; \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/store/postgres/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/; \
 	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/agent/ ./internal/llm/... ./internal/store/
 	$(GO) test -run '^$$' -bench Overhead -benchtime 20x ./internal/sandbox/
+	$(GO) test -run '^$$' -bench Steps -benchtime 2s ./internal/store/postgres/
 
 # fuzz-shell is the long run of the differential test of the command
 # classifier against real bash under strace (FUZZTIME, default 10m).

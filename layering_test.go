@@ -99,6 +99,9 @@ func TestLayering(t *testing.T) {
 			}
 		}
 		for _, imp := range imps {
+			if imp == "internal/store/postgres" && pkg != "internal/app" {
+				t.Errorf("%s imports internal/store/postgres; only app opens the store", pkg)
+			}
 			if imp == "internal/app" && !oneOf(pkg, "internal/cli", "internal/server", "internal/acp", "internal/appserver") {
 				t.Errorf("%s imports internal/app; only the wiring (cli) and the front doors (server, acp, appserver) may", pkg)
 			}

@@ -141,8 +141,7 @@ func Start(opts Options) (*Cluster, error) {
 	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	c.cmd.Dir = dir
 	c.cmd.Stdout, c.cmd.Stderr = c.log, c.log
-	// The server dies with this process if it is killed before Stop.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	c.cmd.SysProcAttr = serverProcAttr(cred)
 	if err := c.cmd.Start(); err != nil {
 		c.log.Close()
 		os.RemoveAll(dir)

@@ -10,8 +10,16 @@ BIN ?= bin/mx-claw
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/mx-claw
 
+# install says where the binary goes, that a first build takes a while
+# (it downloads the Go modules), and whether the directory is on PATH.
 install:
+	@dest=$$($(GO) env GOBIN); [ -n "$$dest" ] || dest=$$($(GO) env GOPATH)/bin; \
+	echo "Building mx-claw (static, cgo-free) and installing it into $$dest."; \
+	echo "The first build downloads the Go modules it needs and can take a few minutes on a small machine."
 	CGO_ENABLED=0 $(GO) install -trimpath ./cmd/mx-claw
+	@dest=$$($(GO) env GOBIN); [ -n "$$dest" ] || dest=$$($(GO) env GOPATH)/bin; \
+	echo "Installed $$dest/mx-claw. Run mx-claw in a project; the first run sets up a model."; \
+	case ":$$PATH:" in *":$$dest:"*) ;; *) echo "Note: $$dest is not on your PATH; add it to run mx-claw by name.";; esac
 
 # TEST_NODE is where test-deps installs the npm packages the tests drive
 # mx-claw with (the official ACP client); the tests look there too.

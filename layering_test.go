@@ -54,6 +54,12 @@ func TestLayering(t *testing.T) {
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
+		{"internal/frontmatter", none},
+		{"internal/skills", func(imp string) bool {
+			return oneOf(imp, "internal/safefile", "internal/frontmatter", "internal/tools")
+		}},
+		{"internal/slashcmd", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
+		{"internal/plugins", safefileOnly},
 		{"internal/mdterm", none},
 		{"internal/testutil", none},
 		{"internal/server/web", none},
@@ -81,7 +87,7 @@ func TestLayering(t *testing.T) {
 		{"internal/acp", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},
 		{"internal/appserver", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},
 		{"internal/tui", func(imp string) bool {
-			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile")
+			return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile", "internal/patch")
 		}},
 	}
 	for pkg, imps := range imports {

@@ -60,7 +60,10 @@ func newEnv(t *testing.T, replies ...llmtest.Reply) *env {
 		t.Fatal(err)
 	}
 	e.ws = ws
-	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true}}}`, e.srv.URL())
+	// Skill proposals are off unless a test turns them on: after a turn
+	// with several tool calls they add a model request, which would take
+	// a reply scripted for the next turn.
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","skills":{"proposals":false},"providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true}}}`, e.srv.URL())
 	e.writeHome("config.json", cfg)
 	return e
 }

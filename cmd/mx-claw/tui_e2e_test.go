@@ -1,11 +1,13 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +25,12 @@ type tuiPane struct {
 // the test if tmux is missing.
 func (e *env) startTUI(args ...string) *tuiPane {
 	e.t.Helper()
+	return e.startTUIWaiting("│ ", args...)
+}
+
+// startTUIWaiting is startTUI waiting for the screen to show want.
+func (e *env) startTUIWaiting(want string, args ...string) *tuiPane {
+	e.t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		e.t.Skip("tmux is not installed (apt-get install tmux); skipping the terminal UI test")
 	}
@@ -36,7 +44,7 @@ func (e *env) startTUI(args ...string) *tuiPane {
 	script := "cd '" + e.ws + "' && " + strings.Join(quoted, " ")
 	p.tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", "main", "sh", "-c", script+"; echo EXITED=$?; sleep 60")
 	e.t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
-	p.waitFor("│ ", 20*time.Second)
+	p.waitFor(want, 20*time.Second)
 	return p
 }
 
@@ -77,6 +85,37 @@ func (p *tuiPane) typeLine(text string) {
 	p.tmux("send-keys", "-t", "main", "-l", text)
 	time.Sleep(50 * time.Millisecond)
 	p.tmux("send-keys", "-t", "main", "Enter")
+}
+
+// killMXClaw kills mx-claw in the pane with SIGKILL, as a crash would,
+// and waits until it is gone.
+func (p *tuiPane) killMXClaw() {
+	p.t.Helper()
+	shell := strings.TrimSpace(p.tmux("list-panes", "-t", "main", "-F", "#{pane_pid}"))
+	pid := 0
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || !strings.Contains(s[:i], "(mx-claw") {
+			continue
+		}
+		if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == shell {
+			fmt.Sscan(s, &pid)
+		}
+	}
+	if pid == 0 {
+		p.t.Fatalf("no mx-claw process under the pane's shell %s", shell)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		p.t.Fatal(err)
+	}
+	p.waitFor("EXITED=", 10*time.Second)
 }
 
 func (p *tuiPane) keys(keys ...string) {
@@ -320,6 +359,360 @@ func TestTUIModelSwitch(t *testing.T) {
 	p.waitFor("Cancelled.", 10*time.Second)
 	p.keys("C-d")
 	p.waitFor("EXITED=0", 10*time.Second)
+}
+
+// TestTUIQueuedMessageBackOnEscNeverSentLater queues a message while a
+// turn runs and presses Esc: the message returns to the input box. Then
+// it queues another and the process dies: a later `run --continue` in
+// another process does not send it, and says so.
+func TestTUIQueuedMessageBackOnEscNeverSentLater(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Text: "partial answer", Hang: true, Pieces: 1},
+		llmtest.Reply{Text: "second partial", Hang: true, Pieces: 1}, llmtest.Text("the later answer"))
+	p := e.startTUI()
+	p.typeLine("first prompt")
+	p.waitFor("partial answer", 20*time.Second)
+	p.typeLine("queued text")
+	p.waitFor("queued: queued text", 10*time.Second)
+	p.keys("Escape")
+	s := p.waitFor("Cancelled.", 20*time.Second)
+	p.waitFor("│ queued text", 10*time.Second)
+	if strings.Contains(p.screen(), "⏸ queued") {
+		t.Errorf("still shown as queued after Esc:\n%s", s)
+	}
+	// Send it as it is now: a normal turn.
+	p.keys("C-u")
+	p.typeLine("again")
+	p.waitFor("second partial", 20*time.Second)
+	p.typeLine("orphan text")
+	p.waitFor("queued: orphan text", 10*time.Second)
+	p.killMXClaw()
+
+	r := e.run("", "run", "--continue", "later prompt")
+	if r.code != 0 {
+		t.Fatalf("run --continue: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "a queued message was not sent: orphan text") {
+		t.Errorf("run did not say the queued message was not sent:\n%s", r.stderr)
+	}
+	for i, req := range e.srv.ChatRequests() {
+		for _, m := range req.Chat.Messages {
+			if strings.Contains(m.Content, "queued text") || strings.Contains(m.Content, "orphan text") {
+				t.Errorf("request %d sent a queued message: %q", i, m.Content)
+			}
+		}
+	}
+}
+
+// TestTUIStepLimitContinuesWithOneKey stops a turn at maxIterations 2
+// from config.json: the REPL offers to continue instead of calling it a
+// failure, and c lets the model finish.
+func TestTUIStepLimitContinuesWithOneKey(t *testing.T) {
+	e := newEnv(t)
+	cfg := strings.Replace(e.readHome("config.json"), `"version":1,`, `"version":1,"maxIterations":2,`, 1)
+	e.writeHome("config.json", cfg)
+	e.writeWS("f.txt", "line\n")
+	n := 0
+	e.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		n++
+		if n <= 2 {
+			return llmtest.Call("read_file", fmt.Sprintf(`{"path":"f.txt","offset":%d}`, n))
+		}
+		return llmtest.Text("all done now")
+	})
+	p := e.startTUI()
+	p.typeLine("read it twice")
+	s := p.waitFor("Press c to let it continue", 20*time.Second)
+	if strings.Contains(s, "Request failed") {
+		t.Errorf("the step limit is shown as a failure:\n%s", s)
+	}
+	p.keys("c")
+	p.waitFor("all done now", 20*time.Second)
+	reqs := e.srv.ChatRequests()
+	users := 0
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if m.Role == "user" {
+			users++
+		}
+	}
+	if len(reqs) != 3 || users != 1 {
+		t.Errorf("%d requests, the last with %d user messages; want 3 and 1", len(reqs), users)
+	}
+}
+
+// TestTUIRetryAfterFailureStoresPromptOnce sends a prompt while the
+// provider fails, then ↑ Enter, then /retry: the prompt is stored once.
+func TestTUIRetryAfterFailureStoresPromptOnce(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Status: 400, Text: "provider down"}, llmtest.Reply{Status: 400, Text: "still down"},
+		llmtest.Text("finally an answer"))
+	p := e.startTUI()
+	p.typeLine("explain the build")
+	p.waitFor("Request failed", 20*time.Second)
+	p.keys("Up")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("Enter")
+	p.waitFor("Sending the request again", 20*time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(p.screen(), "Request failed") < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.typeLine("/retry")
+	p.waitFor("finally an answer", 20*time.Second)
+	p.keys("C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+	r := e.run("", "sessions", "list", "--json")
+	var list []struct{ ID string }
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions list: %v %s", err, r.stdout)
+	}
+	n := 0
+	for _, m := range e.show(list[0].ID).Messages {
+		if m.Role == "user" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the prompt is stored %d times, want once", n)
+	}
+}
+
+// TestTUIResumedViewMatchesLive runs a session with an attached file, a
+// tool call and a cancelled stream, then resumes it: the resumed view
+// shows the same tool card (title and timing), the message as typed with
+// its attachment noted, and the partial answer of the cancelled turn.
+func TestTUIResumedViewMatchesLive(t *testing.T) {
+	e := newEnv(t, llmtest.Call("read_file", `{"path":"a.txt"}`), llmtest.Text("answer one"),
+		llmtest.Reply{Text: "partial words then silence", Hang: true, Pieces: 2})
+	e.writeWS("a.txt", "alpha\nbeta\ngamma\n")
+	p := e.startTUI()
+	p.typeLine("explain @a.txt")
+	p.waitFor("answer one", 20*time.Second)
+	p.typeLine("second question")
+	p.waitFor("partial words", 20*time.Second)
+	p.keys("Escape")
+	live := p.waitFor("Cancelled.", 20*time.Second)
+	p.keys("C-u", "C-d")
+	p.waitFor("EXITED=0", 10*time.Second)
+	card := ""
+	for _, l := range strings.Split(live, "\n") {
+		if strings.HasPrefix(l, "✓ ") {
+			card = strings.TrimSpace(l)
+		}
+	}
+	if card == "" {
+		t.Fatalf("no tool card on the live screen:\n%s", live)
+	}
+
+	r := e.startTUIWaiting("Resumed session", "--continue")
+	s := r.waitFor("partial words", 20*time.Second)
+	for _, want := range []string{card, "› explain @a.txt", "attached: a.txt (3 lines)", "answer one", "Cancelled.", "first token"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the resumed view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "<file path") {
+		t.Errorf("the resumed view prints the attachment:\n%s", s)
+	}
+}
+
+// TestTUIClearEmptiesScreen: /clear in tmux leaves nothing printed before
+// it on the screen or in the scrollback, and the input box works on.
+func TestTUIClearEmptiesScreen(t *testing.T) {
+	e := newEnv(t, llmtest.Text("an answer to clear away"), llmtest.Text("after the clear"))
+	p := e.startTUI()
+	p.typeLine("first")
+	p.waitFor("an answer to clear away", 20*time.Second)
+	p.typeLine("/clear")
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(p.screen(), "an answer to clear away") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if s := p.screen(); strings.Contains(s, "an answer to clear away") {
+		t.Fatalf("/clear left the answer on the screen:\n%s", s)
+	}
+	p.typeLine("second")
+	s := p.waitFor("after the clear", 20*time.Second)
+	if n := strings.Count(s, "Ask mx-claw"); n != 1 {
+		t.Errorf("the input box shows %d times after /clear:\n%s", n, s)
+	}
+}
+
+// TestTUICtrlCCancelsTurn: Ctrl-C while the agent works cancels the turn
+// and mx-claw goes on; Ctrl-C twice on the idle prompt quits.
+func TestTUICtrlCCancelsTurn(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Text: "partial answer", Hang: true, Pieces: 1}, llmtest.Text("still here"))
+	p := e.startTUI()
+	p.typeLine("say something long")
+	p.waitFor("partial", 20*time.Second)
+	p.keys("C-c")
+	p.waitFor("Cancelled.", 20*time.Second)
+	p.typeLine("again")
+	p.waitFor("still here", 20*time.Second)
+	p.keys("C-c")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("C-c")
+	p.waitFor("EXITED=0", 10*time.Second)
+}
+
+// TestTUISlashMenuAndModelPicker: "/" opens the command menu with
+// descriptions, typing filters it, Enter on /model opens the picker of
+// every ready provider's models, and the session switches.
+func TestTUISlashMenuAndModelPicker(t *testing.T) {
+	e := newEnv(t, llmtest.Text("from the other model"))
+	p := e.startTUI()
+	p.keys("/")
+	p.waitFor("show this help", 10*time.Second)
+	p.tmux("send-keys", "-t", "main", "-l", "mod")
+	s := p.waitFor("› /model", 10*time.Second)
+	if strings.Contains(s, "show this help") {
+		t.Errorf("the menu does not filter:\n%s", s)
+	}
+	p.keys("Enter")
+	s = p.waitFor("Select a model for this session", 10*time.Second)
+	if !strings.Contains(s, "fake/fake-model · current") || !strings.Contains(s, "fake/other-model") {
+		t.Errorf("picker:\n%s", s)
+	}
+	p.keys("Down")
+	time.Sleep(100 * time.Millisecond)
+	p.keys("Enter")
+	p.waitFor("Session model: fake/other-model", 10*time.Second)
+	p.typeLine("hello")
+	p.waitFor("from the other model", 20*time.Second)
+	if reqs := e.srv.ChatRequests(); len(reqs) != 1 || reqs[0].Chat.Model != "other-model" {
+		t.Errorf("the turn did not use the picked model")
+	}
+}
+
+// TestTUIShiftTabCyclesPermissionMode: Shift+Tab switches the session to
+// acceptEdits, shown in the status line, and the next edit runs without
+// asking; bypass is not in the cycle of a REPL started without it.
+func TestTUIShiftTabCyclesPermissionMode(t *testing.T) {
+	e := newEnv(t, llmtest.Call("write_file", `{"path":"new.txt","content":"hi\n"}`), llmtest.Text("wrote it"))
+	p := e.startTUI()
+	p.keys("BTab")
+	p.waitFor("Permission mode: acceptEdits", 10*time.Second)
+	p.waitFor("fake/fake-model · acceptEdits ·", 10*time.Second) // the status line
+	p.typeLine("write new.txt")
+	s := p.waitFor("wrote it", 20*time.Second)
+	if strings.Contains(s, "[y] yes") {
+		t.Errorf("asked for an edit in acceptEdits:\n%s", s)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "new.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("new.txt = %q, %v", b, err)
+	}
+	for _, want := range []string{"Permission mode: plan", "Permission mode: default"} {
+		p.keys("BTab")
+		p.waitFor(want, 10*time.Second)
+	}
+	if strings.Contains(p.screen(), "Permission mode: bypass") {
+		t.Error("bypass is in the cycle")
+	}
+}
+
+// TestTUIMarkdownRenderedWhileStreamingSurvivesResize streams a Markdown
+// answer slowly and resizes the terminal mid-stream: finished blocks show
+// rendered before the answer ends, and no heading or line is repeated.
+func TestTUIMarkdownRenderedWhileStreamingSurvivesResize(t *testing.T) {
+	var answer strings.Builder
+	answer.WriteString("# Streaming Heading\n\n- first point\n- second point\n\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&answer, "Paragraph number %02d of the answer, long enough to wrap when the window gets narrower than before.\n\n", i)
+	}
+	answer.WriteString("## Closing Heading\n\nThe end.")
+	e := newEnv(t, llmtest.Reply{Text: answer.String(), Pieces: 60, ChunkDelay: 60 * time.Millisecond})
+	p := e.startTUI()
+	p.typeLine("explain")
+	s := p.waitFor("Paragraph number 03", 20*time.Second)
+	if !strings.Contains(s, "• first point") || strings.Contains(s, "- first point") {
+		t.Errorf("the finished list is not rendered while the answer streams:\n%s", s)
+	}
+	p.tmux("resize-window", "-t", "main", "-x", "60", "-y", "20")
+	time.Sleep(300 * time.Millisecond)
+	p.tmux("resize-window", "-t", "main", "-x", "90", "-y", "24")
+	s = p.waitFor("took", 30*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	s = p.screen()
+	for _, want := range []string{"Streaming Heading", "Closing Heading", "Paragraph number 01", "Paragraph number 12", "The end."} {
+		if n := strings.Count(s, want); n != 1 {
+			t.Errorf("%q shows %d times, want once", want, n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("screen:\n%s", s)
+	}
+}
+
+// TestTUIApprovalShowsWholeCommandAndDiff: a long command is wrapped in
+// the approval, not cut; an edit shows numbered lines with context; e
+// prints the whole change before answering.
+func TestTUIApprovalShowsWholeCommandAndDiff(t *testing.T) {
+	long := "touch start.txt && " + strings.Repeat("printf 'step' && ", 8) + "touch THE-END-OF-THE-COMMAND.txt"
+	cmd, _ := json.Marshal(map[string]string{"command": long})
+	var file strings.Builder
+	for i := 1; i <= 80; i++ {
+		fmt.Fprintf(&file, "row %02d\n", i)
+	}
+	e := newEnv(t, llmtest.Call("run_command", string(cmd)), llmtest.Call("read_file", `{"path":"f.txt"}`),
+		llmtest.Call("edit_file", `{"path":"f.txt","old_string":"row 40\n","new_string":"row forty\n"}`), llmtest.Text("all done"))
+	e.writeWS("f.txt", file.String())
+	p := e.startTUI()
+	p.typeLine("go")
+	s := p.waitFor("[y] yes", 20*time.Second)
+	if !strings.Contains(s, "THE-END-OF-THE-COMMAND") {
+		t.Errorf("the command is cut in the approval:\n%s", s)
+	}
+	p.keys("y")
+	s = p.waitFor("Allow edit_file?", 20*time.Second)
+	for _, want := range []string{"39   row 39", "40 - row 40", "40 + row forty", "41   row 41"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the edit approval lacks %q:\n%s", want, s)
+		}
+	}
+	p.keys("e")
+	p.waitFor("(in full; answer below)", 10*time.Second)
+	p.keys("y")
+	p.waitFor("all done", 20*time.Second)
+}
+
+// TestTUIFirstRunWizard starts mx-claw with no config: the wizard runs in
+// the terminal, asks again after a bad URL, offers the server's models,
+// tests them with one request, saves, and the REPL starts on them.
+func TestTUIFirstRunWizard(t *testing.T) {
+	e := newEnv(t, llmtest.Text("OK"), llmtest.Text("hello from the new model"))
+	if err := os.Remove(filepath.Join(e.home, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.SetModels("coder-one", "coder-two")
+	p := e.startTUIWaiting("Select a model provider")
+	s := p.screen()
+	if !strings.Contains(s, "Welcome to mx-claw") || !strings.Contains(s, "Add a custom provider") {
+		t.Fatalf("no wizard:\n%s", s)
+	}
+	p.typeLine("4")
+	p.waitFor("Provider name", 10*time.Second)
+	p.typeLine("local")
+	p.waitFor("Base URL", 10*time.Second)
+	p.typeLine("not a url")
+	p.waitFor("try again", 10*time.Second)
+	p.typeLine(e.srv.URL())
+	p.waitFor("API Key for local", 10*time.Second)
+	p.keys("Enter")
+	s = p.waitFor("Select the default model", 10*time.Second)
+	if !strings.Contains(s, "lists 2 models") || !strings.Contains(s, "coder-two") {
+		t.Errorf("the server's models are not offered:\n%s", s)
+	}
+	p.typeLine("2")
+	p.waitFor("answered", 20*time.Second)
+	p.waitFor("│ ", 20*time.Second)
+	p.typeLine("hi")
+	p.waitFor("hello from the new model", 20*time.Second)
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 2 || reqs[0].Chat.Model != "coder-two" || reqs[1].Chat.Model != "coder-two" {
+		t.Errorf("%d requests; want the test request and the turn, on coder-two", len(reqs))
+	}
+	cfg := e.readHome("config.json")
+	if !strings.Contains(cfg, `"activeProvider": "local"`) || !strings.Contains(cfg, `"model": "coder-two"`) {
+		t.Errorf("config.json:\n%s", cfg)
+	}
 }
 
 // TestTUIHooksBlockedPromptAndSessionEnd: in the REPL, a prompt a

@@ -250,7 +250,8 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 		Ledger: compact.Ledger(t.history[:cut.At], nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})}
 	pc := &protocol.Compaction{ID: rec.ID, UpToSeq: rec.UpToSeq, Summary: rec.Summary, Ledger: rec.Ledger,
 		Trigger: trigger, Instructions: instructions, CreatedAt: rec.CreatedAt}
-	if err := t.recordCompaction(pc, protocol.Event{Type: protocol.EventCompaction, Compaction: pc, Step: t.step,
+	pct := t.viewPercent(m, append(t.records[:len(t.records):len(t.records)], rec))
+	if err := t.recordCompaction(pc, protocol.Event{Type: protocol.EventCompaction, Compaction: pc, Step: t.step, ContextPercent: pct,
 		Text: fmt.Sprintf("compacted %d messages (about %d tokens) into a summary", len(cut.Messages), cut.SummarisedTokens)}); err != nil {
 		return err
 	}

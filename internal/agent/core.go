@@ -14,13 +14,16 @@ import (
 	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
 // DefaultMaxIterations is the number of model steps a turn may take unless
-// the caller or the config says otherwise.
-const DefaultMaxIterations = 8
+// the caller or the config (maxIterations) says otherwise. Real tasks take
+// dozens to hundreds of steps; the loop detector and the budgets are the
+// guards against a model that goes round in circles, not this.
+const DefaultMaxIterations = 300
 
 // DefaultMaxParallel bounds the tool calls run at once in a parallel batch.
 const DefaultMaxParallel = 8
@@ -81,6 +84,23 @@ type Options struct {
 	// Context returns the context files (AGENTS.md) frozen into a new
 	// session at its first turn, with warnings for the user; nil adds none.
 	Context func(workspace string) (text string, warnings []string)
+	// SessionContext returns the memory and the skill index frozen into
+	// a new session's system prompt at its first turn (sessionctx.go);
+	// nil adds none.
+	SessionContext SessionContextFunc
+	// Remember, if set, keeps the requests to remember found in the
+	// user's message of a completed turn as candidates a person reviews,
+	// and returns them (afterturn.go). typed is the message as the user
+	// typed it; msg is the stored one.
+	Remember func(ctx context.Context, sess *protocol.Session, msg *protocol.Message, typed string) ([]protocol.MemoryCandidate, error)
+	// ProposeSkill, if set, keeps the skill a model wrote (answer) for a
+	// completed turn's trajectory, for a person to review; nil turns skill
+	// proposals off. An error matching skills.ErrNoProposal or
+	// skills.ErrExists says nothing was kept.
+	ProposeSkill func(ctx context.Context, tr skills.Trajectory, answer string) (*protocol.SkillProposal, error)
+	// MinProposalCalls is how many tool calls a turn needs before a skill
+	// is proposed from it; DefaultMinProposalCalls if zero.
+	MinProposalCalls int
 	// Catalog describes a model: its context window and prices; nil
 	// leaves context use and cost unknown.
 	Catalog func(modelID string) catalog.Model
@@ -129,6 +149,14 @@ type Core struct {
 	// started are the sessions whose SessionStart hooks ran in this
 	// process; noticed the hooks notices already shown.
 	started, noticed map[string]bool
+
+	// Background work of finished turns (afterturn.go): bgCtx ends it,
+	// bgWG counts it, and background holds the sessions whose records it
+	// is writing (a turn starting meanwhile waits for it).
+	bgCtx      context.Context
+	bgCancel   context.CancelFunc
+	bgWG       sync.WaitGroup
+	background map[string]bool
 	// editors are the user's editors by session id (SetEditor).
 	editors sync.Map
 	// registries are the sessions' tool registries (SessionTools), kept
@@ -228,9 +256,11 @@ func New(opts Options) (*Core, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
+	c := &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
 		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion),
-		waiters: make(map[string]chan ResolveRequest)}, nil
+		waiters: make(map[string]chan ResolveRequest), background: make(map[string]bool)}
+	c.bgCtx, c.bgCancel = context.WithCancel(context.Background())
+	return c, nil
 }
 
 // Owner returns the name this Core holds leases under.
@@ -270,15 +300,49 @@ func (c *Core) Cancel(sessionID string) bool {
 	return ok
 }
 
-// claim marks the session as running a turn in this process.
+// claim marks the session as running a turn in this process. While
+// background work records its results on the session (a moment), the
+// turn waits for it rather than fail.
 func (c *Core) claim(sessionID string, cancel context.CancelCauseFunc) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, busy := c.active[sessionID]; busy {
-		return ErrTurnActive
+	for wait := 0; ; wait++ {
+		c.mu.Lock()
+		if _, busy := c.active[sessionID]; busy {
+			c.mu.Unlock()
+			return ErrTurnActive
+		}
+		if !c.background[sessionID] || wait >= 200 {
+			c.active[sessionID] = cancel
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
 	}
-	c.active[sessionID] = cancel
-	return nil
+}
+
+// claimBackground marks the session as written by background work once no
+// turn of this process runs on it.
+func (c *Core) claimBackground(ctx context.Context, sessionID string) error {
+	for {
+		c.mu.Lock()
+		if _, busy := c.active[sessionID]; !busy && !c.background[sessionID] {
+			c.background[sessionID] = true
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Core) unclaimBackground(sessionID string) {
+	c.mu.Lock()
+	delete(c.background, sessionID)
+	c.mu.Unlock()
 }
 
 // fileTracker returns the session's read-before-write guard. It is kept in

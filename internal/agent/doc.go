@@ -24,6 +24,14 @@
 // sandbox or date is told by a note before the next user message
 // (notes.go), never by rewriting the prompt.
 //
+// The prompt's memory and skill index (sessionctx.go) are frozen the same
+// way, and what they were taken from is recorded with the session
+// (context.frozen); the skill tool is offered only to sessions with
+// skills. After a completed turn, post-turn observers (afterturn.go) keep
+// the user's requests to remember as candidates and, in the background,
+// ask the model for a skill learned from a turn of several successful tool
+// calls; neither ever fails or delays the turn.
+//
 // Nothing a model or a command produces grows without bound (limits.go):
 // answers and call arguments are capped as they stream, tool output
 // streamed to the user is capped per call. A request the provider refuses

@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
 // ErrTurnActive is returned when this process already runs a turn on the
@@ -57,4 +59,29 @@ type LoopError struct {
 
 func (e *LoopError) Error() string {
 	return fmt.Sprintf("Loop detected: the model called %s with the same arguments %d times within %d steps; stopping the turn", e.Tool, e.Times, e.Steps)
+}
+
+// The errors above carry a protocol.ErrorCode, so front ends can act on
+// them (offer to continue, point at the file) without knowing this
+// package: errors.As with an interface{ ErrorCode() protocol.ErrorCode }.
+
+// ErrorCode returns protocol.CodeMaxIterations.
+func (e *MaxIterationsError) ErrorCode() protocol.ErrorCode { return protocol.CodeMaxIterations }
+
+// ErrorCode returns protocol.CodeConfig.
+func (e *ConfigError) ErrorCode() protocol.ErrorCode { return protocol.CodeConfig }
+
+// ErrorCode returns protocol.CodeBudget.
+func (e *BudgetError) ErrorCode() protocol.ErrorCode { return protocol.CodeBudget }
+
+// ErrorCode returns protocol.CodeLoop.
+func (e *LoopError) ErrorCode() protocol.ErrorCode { return protocol.CodeLoop }
+
+// errorCode returns the code of err, or "" if it has none.
+func errorCode(err error) protocol.ErrorCode {
+	var c interface{ ErrorCode() protocol.ErrorCode }
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
+	return ""
 }

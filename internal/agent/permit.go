@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -201,11 +202,13 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 	}
 	t.notifyWaiting(c)
 	var ans ResolveRequest
+	waitStart := time.Now()
 	select {
 	case ans = <-answers:
 	case <-t.ctx.Done():
 		return outcome{}, t.ctx.Err()
 	}
+	t.waited += time.Since(waitStart) // the user's time, not the model's
 	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
 		return outcome{}, err
 	}

@@ -13,8 +13,9 @@ import (
 // PromptPreview is what the first request of a new session would carry
 // before the user's message: its system messages and its tools.
 type PromptPreview struct {
-	// Prompt is the system prompt in its parts; SystemPrompt is the first
-	// system message (Prompt.Text(), or the embedder's prompt). What
+	// Prompt is the system prompt in its parts (memory and skill index
+	// included); SystemPrompt is the first system message (Prompt.Text(),
+	// or the embedder's prompt). What
 	// SessionStart hooks would add is not in it: a preview runs no hooks.
 	Prompt       Prompt
 	SystemPrompt string
@@ -30,9 +31,10 @@ type PromptPreview struct {
 // PreviewPrompt builds what a new session in workspace on model
 // ("provider/model") would send first, with its environment as of now
 // and the permission policy, sandbox and context files that apply to it.
-// onAsk is how the session's turns would treat calls that need approval.
-// It starts nothing and stores nothing.
-func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk AskPolicy) (*PromptPreview, error) {
+// onAsk is how the session's turns would treat calls that need approval;
+// firstMessage, the session's first message, ranks the skills when there
+// are more than the index lists. It starts nothing and stores nothing.
+func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk AskPolicy, firstMessage string) (*PromptPreview, error) {
 	ws, err := tools.NewWorkspace(workspace)
 	if err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("workspace: %w", err)}
@@ -44,15 +46,25 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 			return nil, &ConfigError{Err: err}
 		}
 	}
-	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt, Tools: toolSpecs(c.opts.Tools)}
+	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt}
+	var sc *SessionContext
+	if c.opts.SessionContext != nil {
+		v := c.opts.SessionContext(ctx, sess, firstMessage)
+		sc = &v
+		p.Warnings = append(p.Warnings, v.Warnings...)
+	}
+	p.Tools = offeredTools(c.opts.Tools, sc != nil && len(sc.Frozen.Skills) > 0)
 	if p.SystemPrompt == "" {
 		e := c.environment(ctx, ws, sess, model, policy, onAsk)
 		e.System, e.Git = systemName(), probeGit(ctx, ws.Root())
-		p.Prompt = BuildPrompt(e)
+		p.Prompt = BuildPrompt(e).WithContext(sc)
 		p.SystemPrompt = p.Prompt.Text()
+	} else {
+		p.SystemPrompt = withSections(p.SystemPrompt, sc)
 	}
 	if c.opts.Context != nil {
-		p.Context, p.Warnings = c.opts.Context(ws.Root())
+		text, warnings := c.opts.Context(ws.Root())
+		p.Context, p.Warnings = text, append(p.Warnings, warnings...)
 	}
 	return p, nil
 }

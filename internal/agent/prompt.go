@@ -15,7 +15,8 @@ import (
 // The system prompt of a new session is the instructions (prompts/system.md
 // and, for some model families, a paragraph of prompts/family/) followed by
 // the environment block (prompts/environment.md, whose changeable lines
-// come from prompts/facts.md). It is built once, at the session's first
+// come from prompts/facts.md), then the user's memory and the skill index
+// when there are any (sessionctx.go). It is built once, at the session's first
 // turn, and stored as the session's first message: every later request
 // repeats it byte for byte, so the provider's prompt cache keeps working.
 // What changes later is told by a note (see notes.go), never by rewriting
@@ -83,16 +84,29 @@ type Sandbox struct {
 // SandboxNone is the sandbox mode of a process without a sandbox.
 const SandboxNone = "none"
 
-// Prompt is a session's system prompt in its two parts.
+// Prompt is a session's system prompt in its parts.
 type Prompt struct {
 	// Instructions say how to work; they depend only on the model family.
 	Instructions string
 	// Environment is the <environment> block.
 	Environment string
+	// Memory is the user's long-term memory section and Skills the skill
+	// index (sessionctx.go); either may be empty.
+	Memory string
+	Skills string
 }
 
-// Text returns the system message: the instructions, then the environment.
-func (p Prompt) Text() string { return p.Instructions + "\n" + p.Environment }
+// Text returns the system message: the instructions, the environment,
+// then the memory and the skill index when there are any.
+func (p Prompt) Text() string {
+	s := p.Instructions + "\n" + p.Environment
+	for _, part := range []string{p.Memory, p.Skills} {
+		if part != "" {
+			s += "\n" + part
+		}
+	}
+	return s
+}
 
 // BuildPrompt returns the system prompt for env.
 func BuildPrompt(env *Environment) Prompt {

@@ -133,12 +133,22 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	defer func() { t.toolTime += time.Since(start) }()
 	calls := make([]*call, len(tcs))
 	parallel := len(tcs) > 1
+	dups := 0
 	for i, tc := range tcs {
 		calls[i] = t.prepare(tc)
 		c := calls[i]
 		if c.early != "" || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
 			parallel = false
 		}
+		if c.early == DuplicateCallResult {
+			dups++
+		}
+	}
+	if dups > 0 && dups == len(calls) {
+		// A step whose every call was rejected as a duplicate did no
+		// work: it does not count against the iteration budget (the
+		// loop detector stops a model that keeps doing it).
+		t.freeSteps++
 	}
 	decisions := make([]*permission.Decision, len(calls))
 	if parallel {

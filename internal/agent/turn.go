@@ -36,6 +36,16 @@ type TurnRequest struct {
 	OnAsk AskPolicy
 	// Budget caps the turn; zero fields are no cap.
 	Budget Budget
+	// TurnModel, if set, is the model of this turn only (a custom
+	// command's model): the session keeps its own for the next turns.
+	TurnModel string
+	// Grants are allow rules for this turn only (a custom command's
+	// allowed-tools); deny rules and hard checks still apply.
+	Grants []permission.Grant
+	// Typed, if set, is what the user typed when Input was made from it
+	// (a custom command's prompt): requests to remember are looked for
+	// in the user's own words, not in the command's text.
+	Typed string
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -96,8 +106,12 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
 		}
 	}
-	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
-	err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(req.Input) })
+	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget,
+		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed}
+	err := c.drive(ctx, setup, sink, func(t *turn) error {
+		t.returnQueued() // left by a turn that ended without sending them
+		return t.run(req.Input)
+	})
 	if err != nil {
 		return err
 	}
@@ -117,7 +131,7 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protoco
 			parts[i] = q.Content
 		}
 		input := strings.Join(parts, "\n\n")
-		setup.model = ""
+		setup.model, setup.turnModel, setup.grants, setup.typed = "", "", nil, ""
 		if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(input) }); err != nil {
 			return err
 		}
@@ -132,7 +146,7 @@ func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink func(p
 	if err != nil {
 		return q, fmt.Errorf("queue input: %w", err)
 	}
-	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input}
+	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input, Queued: []protocol.QueuedInput{q}}
 	if err := c.emit(ctx, &e, sink); err != nil {
 		return q, err
 	}
@@ -161,6 +175,9 @@ type turnSetup struct {
 	onAsk     AskPolicy
 	turnID    string // set when resuming a paused turn
 	budget    Budget
+	turnModel string             // the model of this turn only, if set
+	grants    []permission.Grant // allow rules of this turn only
+	typed     string             // what the user typed, if Input was made from it
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -180,7 +197,10 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return err
 	}
 	modelID := setup.model
-	if modelID == "" {
+	switch {
+	case setup.turnModel != "":
+		modelID = setup.turnModel
+	case modelID == "":
 		modelID = sess.Model
 	}
 	model, err := c.opts.Models(modelID)
@@ -211,6 +231,11 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		if policy, err = c.opts.Permissions(ctx, sess); err != nil {
 			return &ConfigError{Err: err}
 		}
+		if len(setup.grants) > 0 {
+			if policy, err = policy.WithGrants(setup.grants...); err != nil {
+				return &ConfigError{Err: err}
+			}
+		}
 	}
 	var runner *hooks.Runner
 	if c.opts.Hooks != nil {
@@ -227,6 +252,8 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	ctx, stopClock := withTimeBudget(ctx, setup.budget.MaxDuration)
+	defer stopClock()
 	if err := c.claim(sess.ID, cancel); err != nil {
 		return err
 	}
@@ -255,24 +282,26 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	}
 
 	t := &turn{
-		core:   c,
-		ctx:    ctx,
-		bg:     bg,
-		sess:   sess,
-		model:  model,
-		ws:     ws,
-		files:  files,
-		policy: policy,
-		hooks:  runner,
-		cmds:   commands,
-		tools:  reg,
-		git:    git,
-		onAsk:  setup.onAsk,
-		budget: setup.budget,
-		id:     setup.turnID,
-		sink:   sink,
-		seen:   make(map[string]bool),
-		start:  c.opts.Now(),
+		core:             c,
+		ctx:              ctx,
+		bg:               bg,
+		sess:             sess,
+		model:            model,
+		ws:               ws,
+		files:            files,
+		policy:           policy,
+		hooks:            runner,
+		cmds:             commands,
+		tools:            reg,
+		git:              git,
+		onAsk:            setup.onAsk,
+		keepSessionModel: setup.turnModel != "",
+		typed:            setup.typed,
+		budget:           setup.budget,
+		id:               setup.turnID,
+		sink:             sink,
+		seen:             make(map[string]bool),
+		start:            c.opts.Now(),
 	}
 	if t.id == "" {
 		t.id = newID()
@@ -291,25 +320,30 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 // turn is the state of one running turn. Its methods run on Run's
 // goroutine, except the tool calls of a parallel batch (see runBatch).
 type turn struct {
-	core    *Core
-	ctx     context.Context // cancelled when the turn must stop
-	bg      context.Context // for the writes that must happen anyway
-	sess    *protocol.Session
-	model   Model
-	id      string
-	ws      *tools.Workspace
-	files   *tools.FileTracker
-	policy  *permission.Policy
-	hooks   *hooks.Runner
-	cmds    *execx.Runner    // the sandbox of run_command; nil for none
-	tools   *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
-	git     func() *GitState // the git status probe started for a new session, if any
-	onAsk   AskPolicy
-	budget  Budget
-	warned  map[string]bool  // budgets already warned about
-	repeats map[string][]int // call key → steps it was made at
-	looping *LoopError
-	maxIter int
+	core   *Core
+	ctx    context.Context // cancelled when the turn must stop
+	bg     context.Context // for the writes that must happen anyway
+	sess   *protocol.Session
+	model  Model
+	id     string
+	ws     *tools.Workspace
+	files  *tools.FileTracker
+	policy *permission.Policy
+	hooks  *hooks.Runner
+	cmds   *execx.Runner    // the sandbox of run_command; nil for none
+	tools  *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
+	git    func() *GitState // the git status probe started for a new session, if any
+	// keepSessionModel says the turn's model is for this turn only.
+	keepSessionModel bool
+	onAsk            AskPolicy
+	budget           Budget
+	warned           map[string]bool  // budgets already warned about
+	repeats          map[string][]int // call key → steps it was made at
+	looping          *LoopError
+	maxIter          int
+	// freeSteps are steps that do not count against maxIter (every call
+	// a rejected duplicate).
+	freeSteps int
 
 	// tooLarge holds the calls whose arguments were dropped (limits.go).
 	tooLarge map[string]int64
@@ -331,7 +365,12 @@ type turn struct {
 	held    []*protocol.Message
 	heldEvs []protocol.Event
 
-	firstToken time.Duration // from the turn's start to its first token
+	// partial is the text of an answer still streaming, kept for the
+	// turn.cancelled event if the user stops it (a failed stream keeps
+	// nothing: it may be a runaway answer).
+	partial    strings.Builder
+	firstToken time.Duration // from the turn's start to its first token, less waited
+	waited     time.Duration // waiting for the user's approvals
 	modelTime  time.Duration // waiting for the model
 	toolTime   time.Duration // running tools (wall time)
 
@@ -351,6 +390,16 @@ type turn struct {
 	specsEstimate int
 	viewEstimate  int  // estimated prompt tokens of the last request
 	compactFailed bool // a summary failed in this turn: drop old turns instead
+
+	// request is the user's message (before hooks add to it), typed
+	// what the user typed if the message was made from it (a custom
+	// command); user is the stored one. Post-turn observers read them
+	// (afterturn.go).
+	request, typed string
+	user           *protocol.Message
+	// hasSkills says the session was frozen with skills: only then is it
+	// offered the skill tool (sessionctx.go).
+	hasSkills bool
 
 	view  []llm.Message // what the model sees, kept in step with the store
 	seen  map[string]bool
@@ -471,7 +520,9 @@ func (t *turn) flushHeld() error {
 
 func (t *turn) run(input string) error {
 	st := t.core.opts.Store
-	t.sess.Model = t.model.ID
+	if !t.keepSessionModel {
+		t.sess.Model = t.model.ID
+	}
 	history, err := st.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
@@ -482,14 +533,26 @@ func (t *turn) run(input string) error {
 	}
 	t.hookNotices()
 	var msgs []*protocol.Message
+	var frozen []protocol.Event
+	t.request = input
+	if t.typed == "" {
+		t.typed = input
+	}
 	started := t.sessionStart(len(history) == 0)
 	if len(history) == 0 {
-		// A new session: freeze its system prompt, with what SessionStart
-		// hooks add.
+		// A new session: freeze its system prompt, with its memory and
+		// skill index (sessionctx.go) and what SessionStart hooks add.
+		sc := t.sessionContext(input)
 		prompt := t.core.opts.SystemPrompt
 		if prompt == "" {
-			prompt = BuildPrompt(t.environment()).Text()
+			prompt = BuildPrompt(t.environment()).WithContext(sc).Text()
+		} else {
+			prompt = withSections(prompt, sc)
 		}
+		if sc != nil {
+			frozen = append(frozen, protocol.Event{Type: protocol.EventContextFrozen, Context: &sc.Frozen})
+		}
+		t.hasSkills = sc != nil && len(sc.Frozen.Skills) > 0
 		if started != "" {
 			prompt += "\n\n" + started
 		}
@@ -506,6 +569,7 @@ func (t *turn) run(input string) error {
 			}
 		}
 	} else {
+		t.hasSkills = t.frozenSkills()
 		if note := t.environmentNote(); note != "" {
 			// What changed since the model was last told (mode, model,
 			// date…) comes as a note before the message: the system
@@ -530,12 +594,14 @@ func (t *turn) run(input string) error {
 	// new session's system prompt) are stored together, before the model
 	// is called.
 	t.statusEvent(protocol.StatusRunning, "")
-	if err := t.record(msgs,
-		protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
-		protocol.Event{Type: protocol.EventTurnStarted, Model: t.model.ID},
-		protocol.Event{Type: protocol.EventMessageCompleted, Message: user}); err != nil {
+	evs := append([]protocol.Event{
+		{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
+		{Type: protocol.EventTurnStarted, Model: t.model.ID}},
+		append(frozen, protocol.Event{Type: protocol.EventMessageCompleted, Message: user})...)
+	if err := t.record(msgs, evs...); err != nil {
 		return err
 	}
+	t.user = user
 	// Repair once; from here on every message is appended to the view as
 	// it is stored, and every call gets its result in call order, so the
 	// view stays equal to repairView of the stored transcript. With
@@ -549,8 +615,8 @@ func (t *turn) run(input string) error {
 // until it answers without tool calls or the budget is spent. t.step is
 // the number of steps already taken in this turn.
 func (t *turn) loop() error {
-	specs := toolSpecs(t.tools)
-	for t.step++; t.step <= t.maxIter; t.step++ {
+	specs := t.offeredTools()
+	for t.step++; t.step <= t.maxIter+t.freeSteps; t.step++ {
 		if err := t.ctx.Err(); err != nil {
 			return err
 		}
@@ -671,20 +737,28 @@ func (t *turn) stopped() error {
 }
 
 // complete sends the view to the model and streams the deltas to the sink.
-func (c *Core) complete(t *turn, specs []llm.Tool) (*llm.Response, error) {
+func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err error) {
 	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
+	t.partial.Reset()
+	defer func() {
+		if err == nil {
+			t.partial.Reset() // the answer is whole; it is stored next
+		}
+	}()
 	return t.model.Client.Stream(t.ctx, req, func(d llm.Delta) {
 		if t.firstToken == 0 && (d.Kind == llm.DeltaText || d.Kind == llm.DeltaReasoning) {
-			t.firstToken = time.Since(t.start)
+			t.firstToken = time.Since(t.start) - t.waited
 		}
 		switch d.Kind {
 		case llm.DeltaText:
+			t.keepPartial(d.Text)
 			t.emit(protocol.Event{Type: protocol.EventMessageDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaReasoning:
 			t.emit(protocol.Event{Type: protocol.EventReasoningDelta, Text: d.Text, Step: t.step})
 		case llm.DeltaRetry:
+			t.partial.Reset()
 			msg := ""
 			if d.Err != nil {
 				msg = d.Err.Error()
@@ -785,6 +859,7 @@ func (t *turn) finish(runErr error) error {
 	// The session's usage is saved with its status.
 	var err error
 	var paused *PausedError
+	runErr = overBudget(t.ctx, runErr)
 	switch {
 	case errors.As(runErr, &paused):
 		// The session waits for the approval (set by pause); the turn
@@ -805,21 +880,31 @@ func (t *turn) finish(runErr error) error {
 			done.CostUSD = &c
 		}
 		t.statusEvent(protocol.StatusIdle, "")
-		return t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
-	case t.ctx.Err() != nil || errors.Is(runErr, context.Canceled):
+		// Post-turn observers (afterturn.go): requests to remember are
+		// recorded with the end of the turn; a skill proposal is asked for
+		// in the background once it is recorded. Neither fails the turn.
+		evs := append(t.rememberRequests(), protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusIdle}, done)
+		if err := t.record(nil, evs...); err != nil {
+			return err
+		}
+		t.proposeSkill()
+		return nil
+	case errorCode(runErr) != protocol.CodeBudget && (t.ctx.Err() != nil || errors.Is(runErr, context.Canceled)):
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		t.returnQueued()
 		t.statusEvent(protocol.StatusCancelled, "")
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusCancelled},
-			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnCancelled, Step: t.step, Text: t.partial.String()}); err != nil {
 			t.core.log.Error("record cancelled turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr
 	default:
 		_ = t.core.opts.Store.ClearPendingApprovals(t.bg, t.sess.ID)
+		t.returnQueued()
 		msg := runErr.Error()
 		t.statusEvent(protocol.StatusFailed, msg)
 		if err = t.record(nil, protocol.Event{Type: protocol.EventSessionUpdated, Status: protocol.StatusFailed, Error: msg},
-			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Step: t.step}); err != nil {
+			protocol.Event{Type: protocol.EventTurnFailed, Error: msg, Code: failureCode(runErr), Step: t.step}); err != nil {
 			t.core.log.Error("record failed turn", "session", t.sess.ID, "err", err)
 		}
 		return runErr

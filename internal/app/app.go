@@ -27,6 +27,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/sandbox"
 	"github.com/mx-claw/mx-claw/internal/secret"
+	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
@@ -59,6 +60,8 @@ type App struct {
 	started       RepairReport // what startup mended
 	agentsCache   memory.Cache
 	settingsCache map[string]cachedSettings // by path; guarded by mu
+	skillCats     skillCatalogs             // sessions' frozen skills (extensions.go)
+	skillCache    skills.Cache              // parsed SKILL.md files
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
@@ -93,6 +96,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is mx-claw's version, told to MCP servers.
 	Version string
+	// Headless marks a process no one watches (mx-claw run): skill
+	// proposals are off unless the config turns them on explicitly, since
+	// a proposal is a model request the user did not see coming and the
+	// process would wait for it before exiting.
+	Headless bool
 }
 
 // LoadConfig loads the config of the home directory.
@@ -111,10 +119,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg *tools.Registry
 		err error
 	}
+	a := &App{Home: home, Config: cfg, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
+		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	regc := make(chan registryResult, 1)
 	go func() {
 		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory())...)
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills))...)
 		regc <- registryResult{reg, err}
 	}()
 	choice, err := ChooseStore(home, cfg)
@@ -131,15 +141,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a := &App{Home: home, Config: cfg, Store: st, StoreChoice: choice, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
-		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName)), tools: reg}
+	a.Store, a.StoreChoice, a.tools = st, choice, reg
 	a.openSandbox()
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
 	}
 	a.Core, err = agent.New(agent.Options{
-		Store:            st,
+		Store:            grantStore{st},
 		Models:           a.ResolveModel,
 		Tools:            reg,
 		MaxIterations:    maxIter,
@@ -149,6 +158,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Commands:         a.commands,
 		SessionTools:     a.sessionTools,
 		Context:          a.contextFiles,
+		SessionContext:   a.sessionContext,
+		Remember:         a.remember,
+		ProposeSkill:     a.proposeSkillFunc(),
+		MinProposalCalls: cfg.Skills.MinProposalCalls,
 		Catalog:          a.model,
 		CompactThreshold: cfg.CompactThreshold,
 		Home:             UserHome(),
@@ -201,7 +214,9 @@ func (a *App) ResolveModel(id string) (agent.Model, error) {
 	ck := clientKey(p, key)
 	c, ok := a.clients[ck]
 	if !ok {
-		c = redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key}), key: key}
+		idle, _ := time.ParseDuration(a.Config.StreamIdleTimeout) // checked by config.Load
+		c = hintingClient{provider: p.Name, baseURL: p.BaseURL,
+			Client: redactingClient{Client: openai.New(openai.Config{BaseURL: p.BaseURL, APIKey: key, IdleTimeout: idle}), key: key}}
 		a.clients[ck] = c
 	}
 	return agent.Model{ID: ref.String(), Name: ref.Model, Client: c}, nil

@@ -28,14 +28,20 @@ type Backend struct {
 	// model is the model asked for on the command line (--model); it is
 	// given to new sessions and to the next turn of a resumed one.
 	model string
+	// startMode is the permission mode the REPL started in.
+	startMode string
 	// ran are the sessions that ran a turn, in order, for EndSessions.
 	ran []string
+
+	cmds commandCache // the workspace's custom commands (backend_ext.go)
 }
 
 // NewBackend returns the UI's backend for a workspace; model, if set, is
 // the model chosen on the command line.
 func NewBackend(a *App, workspace, model string) *Backend {
-	return &Backend{a: a, ws: workspace, model: model}
+	b := &Backend{a: a, ws: workspace, model: model}
+	b.startMode = b.Mode()
+	return b
 }
 
 // Workspace returns the workspace directory.
@@ -68,8 +74,9 @@ func (b *Backend) Latest(ctx context.Context) (*protocol.Session, error) {
 	return &list[0], nil
 }
 
-// ResumeSession returns a stored session and its transcript.
-func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Message, error) {
+// ResumeSession returns a stored session and its stored events, from
+// which the UI shows its history as it was shown live.
+func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Event, error) {
 	s, err := b.a.Store.GetSession(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return protocol.Session{}, nil, fmt.Errorf("session %s does not exist; /sessions lists this workspace's sessions", id)
@@ -77,7 +84,7 @@ func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Sessio
 	if err != nil {
 		return protocol.Session{}, nil, err
 	}
-	msgs, err := b.a.Store.Messages(ctx, id, 0)
+	evs, err := b.a.Store.Events(ctx, id, 0, 0)
 	if err != nil {
 		return protocol.Session{}, nil, err
 	}
@@ -86,7 +93,7 @@ func (b *Backend) ResumeSession(ctx context.Context, id string) (protocol.Sessio
 		s.Model = b.model
 	}
 	b.mu.Unlock()
-	return *s, msgs, nil
+	return *s, evs, nil
 }
 
 // ListSessions returns the workspace's sessions, most recent first.
@@ -114,7 +121,24 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 		b.ran = append(b.ran, sessionID)
 	}
 	b.mu.Unlock()
-	return b.a.Core.Run(ctx, agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait,
+	req := agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait, Budget: b.a.Budget()}
+	// "/name args" typed for a custom command runs the command's turn.
+	if err := b.expandCommand(ctx, &req, sink); err != nil {
+		return err
+	}
+	return b.a.Core.Run(ctx, req, sink)
+}
+
+// Continue runs a turn on the transcript as it is (after the step budget
+// stopped one, or to retry a failed request), then the queued messages.
+func (b *Backend) Continue(ctx context.Context, sessionID string, sink func(protocol.Event)) error {
+	b.mu.Lock()
+	model := b.model
+	if !slices.Contains(b.ran, sessionID) {
+		b.ran = append(b.ran, sessionID)
+	}
+	b.mu.Unlock()
+	return b.a.Core.Continue(ctx, agent.ContinueRequest{SessionID: sessionID, Model: model, OnAsk: agent.AskWait,
 		Budget: b.a.Budget()}, sink)
 }
 
@@ -140,9 +164,26 @@ func (b *Backend) Compact(ctx context.Context, sessionID, instructions string, s
 }
 
 // Enqueue queues a message for the session's running turn.
-func (b *Backend) Enqueue(ctx context.Context, sessionID, input string) error {
-	_, err := b.a.Core.Enqueue(ctx, sessionID, input, nil)
-	return err
+func (b *Backend) Enqueue(ctx context.Context, sessionID, input string) (protocol.QueuedInput, error) {
+	return b.a.Core.Enqueue(ctx, sessionID, input, nil)
+}
+
+// QueuedInputs lists the session's queued messages, oldest first.
+func (b *Backend) QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error) {
+	return b.a.Core.QueuedInputs(ctx, sessionID)
+}
+
+// RemoveQueued takes a queued message out of the queue (to edit it, or
+// drop it) and returns it; an error wrapping store.ErrNotFound means it
+// was sent already.
+func (b *Backend) RemoveQueued(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error) {
+	return b.a.Core.RemoveQueued(ctx, sessionID, id, nil)
+}
+
+// EditQueued changes the text of a queued message in place; an error
+// wrapping store.ErrNotFound means it was sent already.
+func (b *Backend) EditQueued(ctx context.Context, sessionID string, id int64, text string) (protocol.QueuedInput, error) {
+	return b.a.Core.EditQueued(ctx, sessionID, id, text, nil)
 }
 
 // Answer answers a pending approval.
@@ -199,7 +240,7 @@ func (b *Backend) Permissions(ctx context.Context, sessionID string) ([]string, 
 func (b *Backend) ModelCommand(ctx context.Context, sessionID string, args []string, prompt modelcmd.Prompter) (string, string, error) {
 	var out bytes.Buffer
 	sess := &uiSession{b: b, id: sessionID}
-	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model", Prompt: prompt}
+	h := &modelcmd.Handler{Config: b.a.Config, Secrets: b.a.Secrets, Out: &out, Prefix: "/model", Prompt: prompt, Probe: ProbeModel}
 	if sessionID != "" {
 		s, err := b.a.Store.GetSession(ctx, sessionID)
 		if err != nil {

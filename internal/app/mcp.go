@@ -49,8 +49,14 @@ func (a *App) MCPConfig(ctx context.Context, workspace string) (*mcp.Config, err
 	if err != nil {
 		return nil, err
 	}
-	return mcp.Load(mcp.LoadOptions{Home: a.Home, Workspace: workspace, UserPath: user.Path,
+	cfg, err := mcp.Load(mcp.LoadOptions{Home: a.Home, Workspace: workspace, UserPath: user.Path,
 		UserServers: user.Other["mcpServers"], UserSettings: user.Other["mcp"], Trusted: trusted})
+	if err != nil {
+		return nil, err
+	}
+	// Enabled plugins' servers (extensions.go) join the user's.
+	a.addPluginServers(cfg)
+	return cfg, nil
 }
 
 // sessionTools is the agent's SessionTools: the built-in tools and the

@@ -13,42 +13,51 @@ import (
 
 // policy builds the permission policy of a session's turn: the mode, the
 // user's settings, the project's settings (loosening only once the
-// workspace is trusted) and the stored grants for the session and the
-// workspace. A malformed settings file is an error naming it: the turn
-// does not start with rules silently ignored.
+// workspace is trusted), its local settings with the "always" grants, and
+// the session's grants. A malformed settings file is an error naming it:
+// the turn does not start with rules silently ignored.
 func (a *App) policy(ctx context.Context, sess *protocol.Session) (*permission.Policy, error) {
-	trusted, err := a.Trusted(ctx, sess.Workspace)
+	return a.WorkspacePolicy(ctx, sess.Workspace, sess.ID, a.modeFor(sess.ID), false)
+}
+
+// WorkspacePolicy builds the permission policy of a workspace as a turn
+// of the session (none if sessionID is "") would get it: mode (mode, else
+// the settings'), user, project (and, trusted, Claude Code's) and local
+// settings, and grants. trust treats the workspace as trusted without
+// remembering it.
+func (a *App) WorkspacePolicy(ctx context.Context, workspace, sessionID string, mode permission.Mode, trust bool) (*permission.Policy, error) {
+	trusted, err := a.Trusted(ctx, workspace)
 	if err != nil {
 		return nil, err
 	}
-	user, project, err := a.settings(sess.Workspace, trusted)
+	trusted = trusted || trust
+	user, project, err := a.settings(workspace, trusted)
 	if err != nil {
 		return nil, err
 	}
 	var claude []*permission.Settings
 	if trusted {
-		if claude, err = a.claudeProject(sess.Workspace); err != nil {
+		if claude, err = a.claudeProject(workspace); err != nil {
 			return nil, err
 		}
 	}
-	stored, err := a.Store.Grants(ctx, "session:"+sess.ID, sess.Workspace)
+	local, granted, err := a.localGrants(ctx, workspace, trusted)
 	if err != nil {
 		return nil, err
 	}
-	grants := make([]permission.Grant, len(stored))
-	for i, g := range stored {
-		origin := "project grant"
-		if g.Scope != sess.Workspace {
-			origin = "session grant"
+	var grants []permission.Grant
+	if sessionID != "" {
+		stored, err := a.Store.Grants(ctx, "session:"+sessionID)
+		if err != nil {
+			return nil, err
 		}
-		grants[i] = permission.Grant{Rule: g.Rule, Origin: origin}
-	}
-	mode := a.opts.Mode
-	if m, ok := a.sessionModes.Load(sess.ID); ok {
-		mode = m.(permission.Mode)
+		for _, g := range stored {
+			grants = append(grants, permission.Grant{Rule: g.Rule, Origin: "session grant"})
+		}
 	}
 	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project,
-		ClaudeProject: claude, ProjectTrusted: trusted, Grants: grants, AppHome: a.Home})
+		ClaudeProject: claude, ProjectTrusted: trusted, Grants: grants, AppHome: a.Home, Local: local,
+		LocalGranted: func(rule string) bool { return granted[rule] }})
 	if err != nil {
 		return nil, fmt.Errorf("permission policy: %w", err)
 	}
@@ -108,6 +117,12 @@ func (a *App) hookRunner(ctx context.Context, sess *protocol.Session) (*hooks.Ru
 			configs = append(configs, c)
 		}
 	}
+	// Enabled plugins' hooks (extensions.go) come last.
+	plugin, err := a.pluginHooks()
+	if err != nil {
+		return nil, err
+	}
+	configs = append(configs, plugin...)
 	if len(configs) == 0 {
 		return nil, nil
 	}
@@ -176,4 +191,16 @@ func (a *App) cachedLoad(path, key string, load func() (*permission.Settings, er
 	a.settingsCache[path] = cachedSettings{key: key, settings: s}
 	a.mu.Unlock()
 	return s, nil
+}
+
+// CheckWorkspace reads the settings files that apply in a workspace (the
+// user's, the project's and its local ones) and their hooks, as a turn
+// would, so that a front end can report a malformed file before it starts
+// (and before it creates a session) rather than at the first message.
+func (a *App) CheckWorkspace(ctx context.Context, workspace string) error {
+	if _, err := a.WorkspacePolicy(ctx, workspace, "", a.opts.Mode, false); err != nil {
+		return err
+	}
+	_, err := a.hookRunner(ctx, &protocol.Session{Workspace: workspace})
+	return err
 }

@@ -52,7 +52,7 @@ step. Exit codes as for ` + "`mx-claw run`" + `.`,
 		fl.StringVar(&f.message, "message", "", "feedback for the model: why, and what to do instead")
 	}
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line")
-	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for the resumed turn (default 8)")
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for the resumed turn (default: maxIterations in config.json, else 300)")
 	f.perm.register(fl)
 	return cmd
 }

@@ -144,6 +144,9 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 			return runTUI(cmd.Context(), stdio, tf)
 		},
 	}
+	// --version, as every peer has; the version subcommand stays.
+	root.Version = Version
+	root.SetVersionTemplate("mx-claw {{.Version}}\n")
 	tf.register(root.Flags())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newRunCmd(stdio), newSessionsCmd(stdio), newVersionCmd(stdio), newModelCmd(stdio), newDoctorCmd(stdio))
@@ -152,6 +155,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newDebugCmd(stdio), newMCPCmd(stdio))
 	root.AddCommand(newACPCmd(stdio), newAppServerCmd(stdio))
 	root.AddCommand(newServeCmd(stdio))
+	root.AddCommand(newMemoryCmd(stdio), newSkillsCmd(stdio), newPluginsCmd(stdio))
 	return root
 }
 

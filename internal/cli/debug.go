@@ -26,8 +26,8 @@ func newDebugCmd(stdio IO) *cobra.Command {
 }
 
 type debugPromptFlags struct {
-	cwd, model, mode, approvals string
-	yolo, json                  bool
+	cwd, model, mode, approvals, first string
+	yolo, json                         bool
 }
 
 func newDebugPromptCmd(stdio IO) *cobra.Command {
@@ -36,9 +36,9 @@ func newDebugPromptCmd(stdio IO) *cobra.Command {
 		Use:   "prompt",
 		Short: "Show the system prompt and tools a new session would send",
 		Long: `Show exactly what the first request of a new session in the workspace
-would carry before the user's message: the system prompt (instructions and
-environment), the AGENTS.md files, and the tool schemas, with the size of each
-part. Nothing is sent and no session is created; SessionStart hooks are not
+would carry before the user's message: the system prompt (instructions,
+environment, memory and skill index), the AGENTS.md files, and the tool
+schemas, with the size of each part. Nothing is sent and no session is created; SessionStart hooks are not
 run, so what they would add is not shown.
 
 --json prints the system messages and the tools as they are sent, with the
@@ -55,6 +55,7 @@ sizes, as one JSON object.`,
 	fl.BoolVar(&f.yolo, "yolo", false, "same as --permission-mode bypass")
 	fl.StringVar(&f.approvals, "approvals", "interactive", "how approvals are answered: interactive (the REPL), deny or pause (mx-claw run --on-ask)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object")
+	fl.StringVar(&f.first, "message", "", "the first message, which ranks the skills when there are more than the index lists")
 	return cmd
 }
 
@@ -109,7 +110,7 @@ func debugPrompt(ctx context.Context, w io.Writer, f debugPromptFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	p, err := a.Core.PreviewPrompt(ctx, ws, ref.String(), onAsk)
+	p, err := a.Core.PreviewPrompt(ctx, ws, ref.String(), onAsk, f.first)
 	if err != nil {
 		return err
 	}
@@ -120,6 +121,12 @@ func debugPrompt(ctx context.Context, w io.Writer, f debugPromptFlags) error {
 	d.Messages = append(d.Messages, llm.Message{Role: "system", Content: p.SystemPrompt})
 	if p.Prompt.Instructions != "" {
 		d.Parts = append(d.Parts, part("instructions", p.Prompt.Instructions), part("environment", p.Prompt.Environment))
+		if p.Prompt.Memory != "" {
+			d.Parts = append(d.Parts, part("memory", p.Prompt.Memory))
+		}
+		if p.Prompt.Skills != "" {
+			d.Parts = append(d.Parts, part("skills", p.Prompt.Skills))
+		}
 	} else {
 		d.Parts = append(d.Parts, part("system prompt", p.SystemPrompt))
 	}

@@ -284,6 +284,7 @@ func withModel(ctx context.Context, stdio IO, sessionID string, f func(context.C
 	// A real terminal, not just a character device such as /dev/null.
 	if in, ok := stdio.In.(*os.File); ok && term.IsTerminal(int(in.Fd())) {
 		h.Prompt = newTermPrompter(in, stdio.Err)
+		h.Probe = app.ProbeModel // the wizard tests what it is given
 	}
 	if sessionID != "" {
 		sess, closeStore, err := openSession(ctx, home, sessionID)

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mx-claw/mx-claw/internal/app"
-	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/termsafe"
@@ -22,7 +21,7 @@ func newPermissionsCmd(stdio IO) *cobra.Command {
 		Short: "Explain and audit permission decisions",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("say what to do: `mx-claw permissions test \"COMMAND\"` or `mx-claw permissions audit`")
+			return usagef("say what to do: `mx-claw permissions list`, `mx-claw permissions test \"COMMAND\"` or `mx-claw permissions audit`")
 		},
 	}
 	var mode, cwd string
@@ -70,18 +69,14 @@ get and the rule, mode or hard check that made it. Nothing runs.`,
 	audit.Flags().StringVar(&session, "session", "", "only this session's decisions")
 	audit.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	audit.Flags().IntVar(&limit, "limit", 0, "show at most this many (0: all)")
-	cmd.AddCommand(test, audit)
+	cmd.AddCommand(test, audit, newPermissionsListCmd(stdio))
 	return cmd
 }
 
-func permissionsTest(_ context.Context, stdio IO, command, modeFlag, cwd string, trusted bool) error {
+func permissionsTest(ctx context.Context, stdio IO, command, modeFlag, cwd string, trusted bool) error {
 	ws, err := workspaceDir(cwd)
 	if err != nil {
 		return err
-	}
-	home, err := config.Home()
-	if err != nil {
-		return usageErr(err)
 	}
 	var mode permission.Mode
 	if modeFlag != "" {
@@ -89,15 +84,12 @@ func permissionsTest(_ context.Context, stdio IO, command, modeFlag, cwd string,
 			return usagef("--mode: %v", err)
 		}
 	}
-	user, err := permission.LoadSettings(permission.UserSettingsPath(home))
+	a, err := openApp(ctx, app.Options{})
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
-	project, err := permission.LoadProjectSettings(ws, trusted)
-	if err != nil {
-		return usageErr(err)
-	}
-	p, err := permission.NewPolicy(permission.Options{Mode: mode, User: user, Project: project, ProjectTrusted: trusted, AppHome: home})
+	defer a.Close()
+	p, err := a.WorkspacePolicy(ctx, ws, "", mode, trusted)
 	if err != nil {
 		return usageErr(err)
 	}

@@ -50,7 +50,7 @@ type permFlags struct {
 func (p *permFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&p.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
 	fl.BoolVar(&p.yolo, "yolo", false, "same as --permission-mode bypass: allow every call except deny rules and hard checks")
-	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with `mx-claw approve`)")
+	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with mx-claw approve)")
 	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
 	AddSandboxFlag(fl, &p.sandbox)
 }
@@ -86,7 +86,8 @@ func newRunCmd(stdio IO) *cobra.Command {
 		Use:   "run [flags] PROMPT",
 		Short: "Run one task headless and print the answer",
 		Long: `Run one task without the interactive UI. The prompt is the arguments, or
-standard input when there are none. The answer streams to stdout; with --json
+standard input when there are none. A prompt "/name args" runs the custom
+slash command name (see /help in the REPL), as the REPL would. The answer streams to stdout; with --json
 every event is printed as one JSON line instead.
 
 Calls that need approval are denied (the model is told why) unless
@@ -104,7 +105,7 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.StringVar(&f.model, "model", "", "model to use, as provider/model")
 	fl.StringVar(&f.session, "session", "", "continue the session with this id")
 	fl.BoolVar(&f.cont, "continue", false, "continue the workspace's latest session")
-	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default 8)")
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, "maximum model steps for this turn (default: maxIterations in config.json, else 300)")
 	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
 	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the turn between steps once it used this many tokens (exit 3)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop the turn between steps once its estimated cost reaches this (exit 3)")
@@ -135,11 +136,14 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if what := broadWorkspace(ws); what != "" {
+		fmt.Fprintf(stdio.Err, "Warning: the workspace is %s (%s); the agent can reach every file under it. Use --cwd or cd into a project.\n", what, ws)
+	}
 	sbMode, err := SandboxMode(f.perm.sandbox)
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode})
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode, Headless: true})
 	if err != nil {
 		return err
 	}
@@ -172,7 +176,14 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if err := a.CheckWorkspace(ctx, ws); err != nil {
+		return usageErr(err)
+	}
 
+	input, turnModel, grants, err := customCommand(ctx, a, ws, prompt, f.model, stdio.Err)
+	if err != nil {
+		return err
+	}
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	if sess == nil {
 		sess, err = a.Core.CreateSession(ctx, ws, model.ID, printer.Handle)
@@ -182,7 +193,10 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	}
 	err = a.Core.Run(ctx, agent.TurnRequest{
 		SessionID:     sess.ID,
-		Input:         prompt,
+		Input:         input,
+		TurnModel:     turnModel,
+		Grants:        grants,
+		Typed:         prompt,
 		Model:         model.ID,
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,
@@ -191,12 +205,16 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if endErr := a.Core.EndSession(context.WithoutCancel(ctx), sess.ID, "other", printer.Handle); endErr != nil && err == nil {
 		err = endErr
 	}
+	// A skill proposal the turn started finishes before the process
+	// ends (the answer is already out); Ctrl-C stops it.
+	a.Core.WaitBackground(ctx)
 	return turnEnded(stdio, sess.ID, err, printer, f.json)
 }
 
 // turnEnded reports how a turn ended and turns it into the command's error:
 // a pause prints the request and the commands that answer it (exit 4).
 func turnEnded(stdio IO, sessionID string, err error, printer *headless.Printer, jsonOut bool) error {
+	printer.EndLine()
 	if err == nil {
 		err = printer.Err()
 	}

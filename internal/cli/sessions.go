@@ -127,6 +127,9 @@ type sessionDump struct {
 	Session   *protocol.Session   `json:"session"`
 	Messages  []protocol.Message  `json:"messages"`
 	Approvals []protocol.Approval `json:"pendingApprovals"`
+	// Context is what the session's prompt was frozen with: its memory
+	// files and skills.
+	Context *protocol.FrozenContext `json:"context,omitempty"`
 }
 
 func showSession(ctx context.Context, st store.Store, w io.Writer, id string, asJSON bool) error {
@@ -152,7 +155,7 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		if pending == nil {
 			pending = []protocol.Approval{}
 		}
-		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending})
+		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Context: frozenContext(ctx, st, id)})
 	}
 	fmt.Fprintf(w, "Session   %s\nTitle     %s\nWorkspace %s\nModel     %s\nStatus    %s\n", s.ID, s.Title, s.Workspace, s.Model, s.Status)
 	if s.LastError != "" {
@@ -160,6 +163,7 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	}
 	fmt.Fprintf(w, "Updated   %s\nTokens    %d in (%d cached), %d out\n", s.UpdatedAt.Local().Format(time.DateTime),
 		s.Usage.InputTokens, s.Usage.CachedTokens, s.Usage.OutputTokens)
+	printFrozen(w, frozenContext(ctx, st, id))
 	if t, err := telemetry(ctx, st, id); err == nil {
 		fmt.Fprintf(w, "Turns     %d (model %s, tools %s)\n", t.turns, t.model.Round(time.Millisecond), t.tools.Round(time.Millisecond))
 		if t.costKnown {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -56,6 +57,9 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
+	if what := broadWorkspace(ws); what != "" && !confirmBroad(stdio.In, stdio.Out, ws, what) {
+		return usagef("not started in %s; cd into a project and run mx-claw there", what)
+	}
 	sbMode, err := SandboxMode(f.sandbox)
 	if err != nil {
 		return err
@@ -68,6 +72,14 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if f.model != "" {
 		if _, err := a.ResolveModel(f.model); err != nil {
 			return usageErr(err)
+		}
+	}
+	if err := a.CheckWorkspace(ctx, ws); err != nil {
+		return usageErr(err)
+	}
+	if !a.Config.Exists() && f.model == "" {
+		if err := firstRun(ctx, stdio, a); err != nil {
+			return err
 		}
 	}
 	b := app.NewBackend(a, ws, f.model)
@@ -103,6 +115,10 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	opts.Session = sess
 	err = tui.Run(ctx, stdio.In, stdio.Out, opts)
 	b.EndSessions(context.WithoutCancel(ctx), "prompt_input_exit")
+	// A skill proposal still being written gets a little time to finish.
+	wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+	a.Core.WaitBackground(wait)
+	cancel()
 	return err
 }
 

@@ -58,9 +58,15 @@ type Config struct {
 	CompactThreshold float64 `json:"compactThreshold,omitempty"`
 	// Budget caps what a run and a session may spend.
 	Budget Budget `json:"budget,omitzero"`
+	// StreamIdleTimeout is how long to wait for the next piece of a
+	// model's answer before the request counts as stalled and is sent
+	// again (a Go duration, e.g. "2m"); "" means two minutes.
+	StreamIdleTimeout string `json:"streamIdleTimeout,omitempty"`
 	// ModelSettings override what mx-claw knows of a model (its context
 	// window, output limit and prices), by "provider/model" or model name.
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
+	// Skills configures skills and skill proposals.
+	Skills Skills `json:"skills,omitzero"`
 	// Store and LeaseTTL choose the session store (see store.go).
 	Store    string `json:"store,omitempty"`
 	LeaseTTL string `json:"leaseTTL,omitempty"`
@@ -81,6 +87,21 @@ type ModelSettings struct {
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
 }
+
+// Skills configures skills: how many the index of a new session lists,
+// and whether the model is asked to propose skills from finished turns.
+type Skills struct {
+	// Proposals, if false, turns skill proposals off; absent means on.
+	Proposals *bool `json:"proposals,omitempty"`
+	// MinProposalCalls is how many tool calls a turn needs to be learned
+	// from; 0 means the default (4).
+	MinProposalCalls int `json:"minProposalCalls,omitempty"`
+	// IndexSize caps the skills a system prompt lists; 0 means 30.
+	IndexSize int `json:"indexSize,omitempty"`
+}
+
+// ProposalsOn reports whether skill proposals are on.
+func (s Skills) ProposalsOn() bool { return s.Proposals == nil || *s.Proposals }
 
 // Budget is the default spending cap of runs and sessions; zero fields
 // are no cap. Flags of a run override the per-run ones.
@@ -140,7 +161,7 @@ func Load(home string) (*Config, error) {
 	}
 	var f Config
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("config %s is not valid JSON (%v); fix or remove the file", path, err)
+		return nil, decodeError(path, data, err)
 	}
 	if f.Version > CurrentVersion {
 		return nil, fmt.Errorf("config %s has version %d, newer than this mx-claw supports (%d); upgrade mx-claw", path, f.Version, CurrentVersion)
@@ -153,6 +174,16 @@ func Load(home string) (*Config, error) {
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
 	c.Budget = f.Budget
+	c.Skills = f.Skills
+	if f.Skills.MinProposalCalls < 0 || f.Skills.IndexSize < 0 {
+		return nil, fmt.Errorf("config %s: skills values must not be negative", path)
+	}
+	c.StreamIdleTimeout = f.StreamIdleTimeout
+	if f.StreamIdleTimeout != "" {
+		if d, err := time.ParseDuration(f.StreamIdleTimeout); err != nil || d <= 0 {
+			return nil, fmt.Errorf("config %s: streamIdleTimeout %q is not a positive duration like \"2m\"", path, f.StreamIdleTimeout)
+		}
+	}
 	if f.Budget.MaxTime != "" {
 		if d, err := time.ParseDuration(f.Budget.MaxTime); err != nil || d < 0 {
 			return nil, fmt.Errorf("config %s: budget.maxTime %q is not a duration like \"10m\"", path, f.Budget.MaxTime)
@@ -201,8 +232,8 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
-		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget,
-		Store: c.Store, LeaseTTL: c.LeaseTTL,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills,
+		StreamIdleTimeout: c.StreamIdleTimeout, Store: c.Store, LeaseTTL: c.LeaseTTL,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p

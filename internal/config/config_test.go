@@ -170,6 +170,26 @@ func TestKeyEnvVars(t *testing.T) {
 	}
 }
 
+// TestLoadErrorsSayWhere: a syntax error names its line and column; a
+// value of the wrong type names the field and is not called invalid JSON.
+func TestLoadErrorsSayWhere(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, data, want, notWant string }{
+		{"syntax", "{\n  \"version\": 1,\n  \"activeProvider\": \"x\"\n  \"maxIterations\": 3\n}", "line 4, column 3", ""},
+		{"type", "{\n  \"version\": 1,\n  \"maxIterations\": \"ten\"\n}", "maxIterations (line 3, column 24) must be a number, not string", "not valid JSON"},
+		{"nested type", `{"version": 1, "providers": {"p": {"models": "m1"}}}`, "providers.models (line 1, column 49) must be an array, not string", "not valid JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			os.WriteFile(filepath.Join(home, FileName), []byte(tc.data), 0o600)
+			_, err := Load(home)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.notWant != "" && strings.Contains(err.Error(), tc.notWant)) {
+				t.Errorf("Load = %v; want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestLoadRefusesHugeOrSpecialFiles(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()

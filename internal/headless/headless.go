@@ -73,6 +73,10 @@ func (p *Printer) Handle(e protocol.Event) {
 			p.write(p.out, "\n")
 			p.midLine = false
 		}
+	case protocol.EventTurnFailed, protocol.EventTurnCancelled, protocol.EventTurnPaused:
+		// A cut answer ends its line, so that what the run prints next
+		// (the error, the session) starts on its own.
+		p.EndLine()
 	case protocol.EventToolStarted:
 		p.progress("• %s", termsafe.Sanitize(e.Summary))
 	case protocol.EventToolCompleted:
@@ -85,8 +89,33 @@ func (p *Printer) Handle(e protocol.Event) {
 		p.progress("⚠ hook: %s", termsafe.Sanitize(firstLine(e.Text)))
 	case protocol.EventPermissionRequested:
 		p.progress("? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventMemoryCandidate:
+		if c := e.Candidate; c != nil {
+			p.progress("Memory candidate %s for %s: %s (review: mx-claw memory candidates)", c.ID, c.File, termsafe.Sanitize(firstLine(c.Text)))
+		}
+	case protocol.EventSkillProposed:
+		if s := e.Proposal; s != nil {
+			p.progress("Skill proposed: %s (review: mx-claw skills proposed)", termsafe.Sanitize(s.Name))
+		}
+	case protocol.EventInputReturned:
+		for _, q := range e.Queued {
+			p.progress("⚠ a queued message was not sent: %s", termsafe.Sanitize(firstLine(q.Content)))
+		}
 	case protocol.EventRetry:
-		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1)
+		cancel := ""
+		if e.DelayMS >= 5000 {
+			cancel = "; Ctrl-C cancels"
+		}
+		p.progress("Provider request failed (%s); retrying in %.1fs (attempt %d%s)", termsafe.Sanitize(e.Error), float64(e.DelayMS)/1000, e.Attempt+1, cancel)
+	}
+}
+
+// EndLine ends the answer's line if text was written without a newline.
+func (p *Printer) EndLine() {
+	p.pendingCR = false
+	if p.midLine {
+		p.write(p.out, "\n")
+		p.midLine = false
 	}
 }
 

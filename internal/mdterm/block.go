@@ -57,9 +57,18 @@ func lazy(expr string) func() *regexp.Regexp {
 
 // parse splits lines into blocks.
 func parse(lines []string) []block {
+	out, _ := parseStarts(lines)
+	return out
+}
+
+// parseStarts splits lines into blocks and returns, for each, the index of
+// the line it starts on.
+func parseStarts(lines []string) ([]block, []int) {
 	var out []block
+	var starts []int
 	for i := 0; i < len(lines); {
 		l := lines[i]
+		start, before := i, len(out)
 		switch {
 		case blank(l):
 			i++
@@ -120,8 +129,11 @@ func parse(lines []string) []block {
 				out = append(out, block{kind: para, text: join(text)})
 			}
 		}
+		if len(out) > before {
+			starts = append(starts, start)
+		}
 	}
-	return out
+	return out, starts
 }
 
 // join joins the lines of a paragraph, keeping hard line breaks.

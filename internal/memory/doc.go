@@ -1,18 +1,28 @@
-// Package memory gathers the standing instructions a session starts with.
-// For now that is AGENTS.md: [Load] discovers the files that apply to a
-// workspace, merges them outermost first under header lines, caps their
-// total size and says what it cut; a [Cache] keeps repeated discovery from
-// re-reading files that did not change. Long-term memory files
-// (memory/USER.md, memory/MEMORY.md, DESIGN §9) belong here too when they
-// come.
+// Package memory gathers the standing instructions and notes a session
+// starts with:
 //
-// The package reads files and nothing else: it does not freeze the result
-// into a session (DESIGN §2, invariant 4). The agent calls Load on a
-// session's first turn and stores the text; later edits affect new sessions
-// only. The CLI may call it to show what a workspace would load. memory
-// imports only safefile, which opens files without blocking and only if
-// they are regular (a named pipe or a device as AGENTS.md is skipped with a
-// warning, never waited on).
+//   - AGENTS.md: [Load] discovers the files that apply to a workspace,
+//     merges them outermost first under header lines, caps their total
+//     size and says what it cut; a [Cache] keeps repeated discovery from
+//     re-reading files that did not change.
+//   - Long-term memory (DESIGN §9, notes.go): [LoadNotes] reads
+//     memory/USER.md and memory/MEMORY.md of the home and, in a trusted
+//     workspace, .mx-claw/MEMORY.md, each capped at 8 KiB with a warning
+//     when cut.
+//   - Candidates (detect.go, candidates.go): [Detect] finds explicit
+//     requests to remember in a user's message ("remember that …",
+//     "记住…"); [Candidates] keeps them, with where they came from, until
+//     a person accepts one (its line is added to the memory file, written
+//     atomically) or rejects it. A candidate is never read into a prompt.
+//
+// The package reads files (and writes only candidates and the memory
+// files a person accepts them into): it does not freeze anything into a
+// session (DESIGN §2, invariant 4). The agent calls Load and LoadNotes on
+// a session's first turn and stores the text; later edits affect new
+// sessions only. The CLI may call it to show what a workspace would load
+// and to review candidates. memory imports only safefile, which opens
+// files without blocking and only if they are regular (a named pipe or a
+// device as AGENTS.md is skipped with a warning, never waited on).
 //
 // Decisions, for the record:
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mx-claw/mx-claw/internal/config"
+	"github.com/mx-claw/mx-claw/internal/secret"
 )
 
 // ConfigureInput is everything configure sets, collected before the one
@@ -64,8 +65,11 @@ func (h *Handler) Wizard(ctx context.Context) error {
 }
 
 // Configure asks for one provider's settings: after confirming when the
-// provider is already configured, its base URL, its model names, its API
-// key (hidden; empty keeps the stored one) and the default model. Then it
+// provider is already configured, its base URL, its API key (hidden; empty
+// keeps the stored one), its models — picked from the list the server
+// gives, else typed — and the default model. With a Probe it then tests
+// them with one small request, and on failure offers to change them. It
+// asks again on an empty or bad answer rather than giving up. Then it
 // saves everything at once (ConfigureWith). Cancelling at any step saves
 // nothing.
 func (h *Handler) Configure(ctx context.Context, name string) error {
@@ -91,63 +95,188 @@ func (h *Handler) Configure(ctx context.Context, name string) error {
 		}
 		in.Overwrite = true
 	}
-	var err error
-	if in.BaseURL, err = h.Prompt.Input(ctx, "Base URL", p.BaseURL); err != nil {
-		return err
-	}
-	if in.BaseURL, err = config.NormalizeBaseURL(in.BaseURL); err != nil {
-		return &UsageError{Err: fmt.Errorf("%w; nothing was saved", err)}
-	}
-	list, err := h.Prompt.Input(ctx, "Model names, comma-separated", strings.Join(p.Models, ", "))
-	if err != nil {
-		return err
-	}
-	if in.Models = config.ParseModelList(list); len(in.Models) == 0 {
-		return usagef("no model names given; nothing was saved")
-	}
-	for _, m := range in.Models {
-		if err := config.ValidateModelName(m); err != nil {
-			return &UsageError{Err: fmt.Errorf("%w; nothing was saved", err)}
-		}
-	}
 	stored, _, err := h.key(ctx, name)
 	if err != nil {
 		return err
 	}
-	needs := p.Kind == config.KindBuiltin && p.RequiresAPIKey
+	w := wizard{h: h, p: p, stored: stored, url: p.BaseURL, models: p.Models, def: p.Model}
+	for {
+		if err := w.ask(ctx); err != nil {
+			return err
+		}
+		in.BaseURL, in.APIKey, in.Models, in.Default = w.url, w.typedKey, w.models, w.def
+		ok, err := w.test(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return h.ConfigureWith(ctx, in)
+		}
+	}
+}
+
+// wizard holds the answers of Configure so far; each round starts from
+// them.
+type wizard struct {
+	h        *Handler
+	p        *config.Provider
+	stored   string // the key stored before
+	url      string
+	typedKey string // the key typed in this wizard
+	models   []string
+	def      string
+}
+
+// key is the key the settings would use.
+func (w *wizard) key() string {
+	if w.typedKey != "" {
+		return w.typedKey
+	}
+	return w.stored
+}
+
+// ask asks for the base URL, the key, the models and the default model,
+// each until the answer is usable.
+func (w *wizard) ask(ctx context.Context) error {
+	h := w.h
+	for {
+		u, err := h.Prompt.Input(ctx, "Base URL", w.url)
+		if err != nil {
+			return err
+		}
+		if u, err = config.NormalizeBaseURL(u); err != nil {
+			h.printf("%v; try again (Esc or Ctrl-C cancels).\n", err)
+			continue
+		}
+		w.url = u
+		break
+	}
+	if err := w.askKey(ctx); err != nil {
+		return err
+	}
+	return w.askModels(ctx)
+}
+
+// askKey asks for the API key, hidden, until one is given when the
+// provider needs one.
+func (w *wizard) askKey(ctx context.Context) error {
+	h, name := w.h, w.p.Name
+	needs := w.p.Kind == config.KindBuiltin && w.p.RequiresAPIKey
 	label := fmt.Sprintf("API Key for %s (input hidden", name)
 	switch {
-	case stored != "":
+	case w.typedKey != "":
+		label += "; empty keeps the one just typed"
+	case w.stored != "":
 		label += "; empty keeps the current one"
 	case !needs:
 		label += "; empty if none is needed"
 	}
 	label += "):"
-	for attempt := 1; ; attempt++ {
+	for {
 		k, err := h.Prompt.Secret(ctx, label)
 		if err != nil {
 			return err
 		}
-		if in.APIKey = strings.TrimSpace(k); in.APIKey != "" || stored != "" || !needs {
+		if k = strings.TrimSpace(k); k != "" {
+			w.typedKey = k
+		}
+		if w.key() != "" || !needs {
+			return nil
+		}
+		h.printf("Provider %s needs an API key (Esc or Ctrl-C cancels).\n", name)
+	}
+}
+
+// askModels offers the models the server lists, or asks for their names
+// when it lists none, and then the default one.
+func (w *wizard) askModels(ctx context.Context) error {
+	h := w.h
+	listed, err := h.listModels(ctx, w.url, w.key())
+	switch {
+	case err == nil && len(listed) > 0:
+		h.printf("%s lists %d models.\n", w.url, len(listed))
+		w.models = listed
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		if err != nil {
+			h.printf("Could not list the models (%v); type their names.\n", err)
+		}
+		for {
+			list, err := h.Prompt.Input(ctx, "Model names, comma-separated", strings.Join(w.models, ", "))
+			if err != nil {
+				return err
+			}
+			models := config.ParseModelList(list)
+			if len(models) == 0 {
+				h.printf("At least one model name is needed.\n")
+				continue
+			}
+			var bad error
+			for _, m := range models {
+				if err := config.ValidateModelName(m); err != nil && bad == nil {
+					bad = err
+				}
+			}
+			if bad != nil {
+				h.printf("%v; try again.\n", bad)
+				continue
+			}
+			w.models = models
 			break
 		}
-		if attempt == 3 {
-			return usagef("provider %s needs an API key; nothing was saved", name)
-		}
-		h.printf("Provider %s needs an API key (cancel to stop).\n", name)
+	}
+	current := w.def
+	if !slices.Contains(w.models, current) {
+		current = w.models[0]
 	}
 	var opts []Option
-	current := p.Model
-	if !slices.Contains(in.Models, current) {
-		current = in.Models[0]
-	}
-	for _, m := range in.Models {
+	for _, m := range w.models {
 		opts = append(opts, Option{Value: m, Label: m, Current: m == current})
 	}
-	if in.Default, err = h.Prompt.Select(ctx, "Select the default model", opts); err != nil {
+	def, err := h.Prompt.Select(ctx, "Select the default model", opts)
+	if err != nil {
 		return err
 	}
-	return h.ConfigureWith(ctx, in)
+	w.def = def
+	return nil
+}
+
+// test sends one small request with the settings. It reports whether to
+// save them: they work, or the user saves them anyway; false asks again.
+func (w *wizard) test(ctx context.Context) (bool, error) {
+	h := w.h
+	if h.Probe == nil {
+		return true, nil
+	}
+	h.printf("Testing %s with %s…\n", w.url, w.def)
+	err := h.Probe(ctx, w.url, w.key(), w.def)
+	if err == nil {
+		h.printf("✓ %s answered.\n", w.url)
+		return true, nil
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	h.printf("The test request failed: %s\n", secret.Redact(err.Error(), w.key()))
+	again, err := h.Prompt.Confirm(ctx, "Change the settings and try again?", true)
+	if err != nil || again {
+		return false, err
+	}
+	save, err := h.Prompt.Confirm(ctx, "Save them anyway?", false)
+	if err != nil {
+		return false, err
+	}
+	if !save {
+		return false, ErrCancelled
+	}
+	return true, nil
+}
+
+// listModels asks the server for its models, with the handler's HTTP
+// client.
+func (h *Handler) listModels(ctx context.Context, url, key string) ([]string, error) {
+	return Discover(ctx, h.HTTP, url, key)
 }
 
 // ConfigureWith validates in and applies it in one go: the key to the

@@ -23,8 +23,8 @@ func TestWizardSavesOnceAtTheEnd(t *testing.T) {
 	s := f.prompt(
 		sel("deepseek"),
 		input(""), // keep the built-in base URL
-		input("deepseek-chat, deepseek-reasoner, deepseek-v4-pro"),
 		secretA(wizKey),
+		input("deepseek-chat, deepseek-reasoner, deepseek-v4-pro"), // the list cannot be fetched offline
 		sel("deepseek-reasoner"),
 	)
 	if err := f.h.Run(context.Background(), nil); err != nil {
@@ -41,8 +41,8 @@ func TestWizardSavesOnceAtTheEnd(t *testing.T) {
 			t.Errorf("provider menu lacks %q: %v", want, names)
 		}
 	}
-	if !strings.Contains(s.labels[3], "input hidden") {
-		t.Errorf("key prompt %q does not say the input is hidden", s.labels[3])
+	if !strings.Contains(s.labels[2], "input hidden") {
+		t.Errorf("key prompt %q does not say the input is hidden", s.labels[2])
 	}
 	c := f.reload()
 	p := c.Providers["deepseek"]
@@ -69,7 +69,7 @@ func TestWizardSavesOnceAtTheEnd(t *testing.T) {
 // TestWizardCancelSavesNothing cancels at each step in turn.
 func TestWizardCancelSavesNothing(t *testing.T) {
 	t.Parallel()
-	full := []step{sel("openai"), input("https://gw.example/v1"), input("a, b"), secretA(wizKey), sel("b")}
+	full := []step{sel("openai"), input("https://gw.example/v1"), secretA(wizKey), input("a, b"), sel("b")}
 	for i := range full {
 		t.Run(full[i].kind+"-"+string(rune('0'+i)), func(t *testing.T) {
 			t.Parallel()
@@ -116,7 +116,7 @@ func TestConfigureOverwriteConfirm(t *testing.T) {
 	t.Run("configured provider asks, yes replaces it", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, configured("http://127.0.0.1:1/v1"))
-		s := f.prompt(confirm(true), input("http://127.0.0.1:2/v1/"), input(""), secretA(""), sel("m2"))
+		s := f.prompt(confirm(true), input("http://127.0.0.1:2/v1/"), secretA(""), input(""), sel("m2"))
 		if err := f.h.Run(ctx, []string{"configure", "gw"}); err != nil {
 			t.Fatal(err)
 		}
@@ -125,14 +125,14 @@ func TestConfigureOverwriteConfirm(t *testing.T) {
 		if p.BaseURL != "http://127.0.0.1:2/v1" || p.Model != "m2" || strings.Join(p.Models, ",") != "m1,m2" || p.RequiresAPIKey {
 			t.Errorf("provider after overwrite: %+v", p)
 		}
-		if !strings.Contains(s.labels[3], "empty if none is needed") {
-			t.Errorf("key prompt %q", s.labels[3])
+		if !strings.Contains(s.labels[2], "empty if none is needed") {
+			t.Errorf("key prompt %q", s.labels[2])
 		}
 	})
 	t.Run("unconfigured built-in does not ask", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, "")
-		s := f.prompt(input(""), input(""), secretA(wizKey), sel("gpt-4o"))
+		s := f.prompt(input(""), secretA(wizKey), input(""), sel("gpt-4o"))
 		if err := f.h.Run(ctx, []string{"configure", "openai"}); err != nil {
 			t.Fatal(err)
 		}
@@ -147,36 +147,39 @@ func TestConfigureOverwriteConfirm(t *testing.T) {
 			t.Errorf("ConfigureWith over a configured provider: %v", err)
 		}
 	})
-	t.Run("a key is required by openai and asked again", func(t *testing.T) {
+	t.Run("a key is required by openai and asked until given", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, "")
-		s := f.prompt(input(""), input(""), secretA(""), secretA(" "), secretA(""))
+		s := f.prompt(input(""), secretA(""), secretA(" "), secretA(""), cancelAt("secret"))
 		err := f.h.Run(ctx, []string{"configure", "openai"})
-		if err == nil || !strings.Contains(err.Error(), "needs an API key; nothing was saved") {
-			t.Fatalf("err = %v", err)
+		if !errors.Is(err, ErrCancelled) {
+			t.Fatalf("err = %v, want the user's cancel", err)
 		}
 		s.done()
 		if f.configFile() != "" {
 			t.Error("config written")
+		}
+		if n := strings.Count(f.out.String(), "needs an API key"); n != 3 {
+			t.Errorf("asked again %d times:\n%s", n, f.out)
 		}
 	})
 	t.Run("stored key is kept on empty input", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, "")
 		f.secrets.Set(ctx, "openai", wizKey)
-		s := f.prompt(sel("openai"), input(""), input(""), secretA(""), sel("gpt-4.1"))
+		s := f.prompt(sel("openai"), input(""), secretA(""), input(""), sel("gpt-4.1"))
 		if err := f.h.Wizard(ctx); err != nil {
 			t.Fatal(err)
 		}
 		s.done()
-		if !strings.Contains(s.labels[3], "empty keeps the current one") || f.storedKey("openai") != wizKey {
-			t.Errorf("prompt %q; key %q", s.labels[3], f.storedKey("openai"))
+		if !strings.Contains(s.labels[2], "empty keeps the current one") || f.storedKey("openai") != wizKey {
+			t.Errorf("prompt %q; key %q", s.labels[2], f.storedKey("openai"))
 		}
 	})
 	t.Run("new custom provider from the wizard", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, "")
-		s := f.prompt(sel(newProviderChoice), input("my-gw"), input("https://gw.example/api"), input("x1,x2"), secretA(wizKey), sel("x2"))
+		s := f.prompt(sel(newProviderChoice), input("my-gw"), input("https://gw.example/api"), secretA(wizKey), input("x1,x2"), sel("x2"))
 		if err := f.h.Wizard(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -187,19 +190,24 @@ func TestConfigureOverwriteConfirm(t *testing.T) {
 		}
 		noLeak(t, "config.json", f.configFile(), wizKey)
 	})
-	t.Run("bad answers save nothing", func(t *testing.T) {
+	t.Run("bad answers are asked again", func(t *testing.T) {
 		t.Parallel()
-		for _, steps := range [][]step{
-			{input("not a url")},
-			{input(""), input(" , ")},
-			{input(""), input("a b")},
+		for _, tc := range []struct {
+			steps []step
+			said  string
+		}{
+			{[]step{input("not a url"), input("https://api.deepseek.com/v1"), secretA(wizKey), input("m"), sel("m")}, "try again"},
+			{[]step{input(""), secretA(wizKey), input(" , "), input("m"), sel("m")}, "At least one model name is needed"},
+			{[]step{input(""), secretA(wizKey), input("a b"), input("a"), sel("a")}, "try again"},
 		} {
 			f := newFixture(t, "")
-			f.prompt(steps...)
-			err := f.h.Configure(ctx, "deepseek")
-			var ue *UsageError
-			if !errors.As(err, &ue) || f.configFile() != "" {
-				t.Errorf("answers %+v: err %v, config %q", steps, err, f.configFile())
+			s := f.prompt(tc.steps...)
+			if err := f.h.Configure(ctx, "deepseek"); err != nil {
+				t.Errorf("answers %+v: %v", tc.steps, err)
+			}
+			s.done()
+			if !strings.Contains(f.out.String(), tc.said) || f.configFile() == "" {
+				t.Errorf("answers %+v: output %q", tc.steps, f.out)
 			}
 		}
 		f := newFixture(t, "")

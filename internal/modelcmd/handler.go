@@ -76,6 +76,10 @@ type Handler struct {
 	// Prefix is how the user spells the command, for hints: "/model" in
 	// the REPL, "mx-claw model" on the command line (the default).
 	Prefix string
+	// Probe, if set, tests a provider's settings with one small model
+	// request before the wizard saves them; its errors must not hold the
+	// key.
+	Probe func(ctx context.Context, baseURL, key, model string) error
 }
 
 func (h *Handler) prefix() string {
@@ -99,6 +103,7 @@ func (h *Handler) Usage() string {
 		p + " switch                      change this session's model (same provider)",
 		p + " MODEL                       use MODEL in this session",
 		p + " use PROVIDER MODEL          use PROVIDER/MODEL in this session",
+		p + " pick                        pick any ready provider's model for this session",
 		p + " default PROVIDER/MODEL      change the default model (saved)",
 		p + " status                      show providers, models and key status",
 		p + " list                        list all models",
@@ -135,6 +140,11 @@ func (h *Handler) Run(ctx context.Context, args []string) error {
 			return err
 		}
 		return h.Switch(ctx)
+	case "pick":
+		if err := arity(0, 0, "pick"); err != nil {
+			return err
+		}
+		return h.Pick(ctx)
 	case "use":
 		if err := arity(2, 2, "use PROVIDER MODEL"); err != nil {
 			return err

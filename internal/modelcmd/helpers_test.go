@@ -3,6 +3,9 @@ package modelcmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,8 +151,19 @@ func newFixture(t *testing.T, configJSON string, env ...string) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, home: home, cfg: cfg, secrets: chain, out: &bytes.Buffer{}}
-	f.h = &Handler{Config: cfg, Secrets: chain, Out: f.out}
+	f.h = &Handler{Config: cfg, Secrets: chain, Out: f.out, HTTP: &http.Client{Transport: loopbackOnly{}}}
 	return f
+}
+
+// loopbackOnly sends requests to loopback servers and refuses any other:
+// the tests stay offline even when a wizard lists a real provider's models.
+type loopbackOnly struct{}
+
+func (loopbackOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if ip := net.ParseIP(r.URL.Hostname()); ip == nil || !ip.IsLoopback() {
+		return nil, errors.New("offline test: no network")
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func (f *fixture) prompt(steps ...step) *script {

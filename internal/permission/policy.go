@@ -29,6 +29,12 @@ type Options struct {
 	// Grants are extra allow rules: approvals for this session and
 	// persistent approvals for this project.
 	Grants []Grant
+	// Local is the workspace's settings.local.json (the user's own, where
+	// "always" approvals are written); nil for none. Its deny and ask
+	// rules apply; an allow rule applies when the project is trusted or
+	// LocalGranted reports the user granted it in mx-claw.
+	Local        *Settings
+	LocalGranted func(rule string) bool
 	// AppHome is the mx-claw home directory ($MX_CLAW_HOME), whose secret
 	// files (see SecretStores) every tool is denied; empty for none.
 	AppHome string
@@ -115,6 +121,9 @@ func NewPolicy(o Options) (*Policy, error) {
 			p.mode, p.modeOrigin, modeSet = cs.DefaultMode, cs.Path, true
 		}
 		p.addSettings(cs, true)
+	}
+	if l := o.Local; l != nil {
+		p.addLocal(l, o.ProjectTrusted, o.LocalGranted)
 	}
 	if o.Mode != "" {
 		m, err := ParseMode(string(o.Mode))

@@ -41,6 +41,26 @@ const (
 	// or said something that changes nothing.
 	EventHookWarning EventType = "hook.warning"
 	EventRetry       EventType = "provider.retry"
+	// EventContextFrozen records what a new session's system prompt was
+	// frozen with (Context): its memory files and its skills.
+	EventContextFrozen EventType = "context.frozen"
+	// EventMemoryCandidate reports a request to remember found in the
+	// user's message (Candidate), kept for a person to accept or reject.
+	EventMemoryCandidate EventType = "memory.candidate"
+	// EventSkillProposed reports a skill the model proposed from a
+	// finished turn (Proposal), kept for a person to accept or reject. It
+	// comes after the turn's turn.completed.
+	EventSkillProposed EventType = "skill.proposed"
+	// EventInputReturned gives back queued messages (Queued) that will not
+	// be sent: the turn they waited for was cancelled or failed, or they
+	// were left from a process that ended before sending them. A front end
+	// puts their text back where the user can edit and send it again.
+	EventInputReturned EventType = "input.returned"
+	// EventInputEdited says a queued message (Queued[0]) was changed.
+	EventInputEdited EventType = "input.edited"
+	// EventInputRemoved says a queued message (Queued[0]) was taken out of
+	// the queue by the user.
+	EventInputRemoved EventType = "input.removed"
 )
 
 // Event is one thing that happened in a session. Sequence strictly increases
@@ -58,7 +78,8 @@ type Event struct {
 	Timestamp time.Time `json:"timestamp"`
 
 	// Text is the delta of message.delta, reasoning.delta and tool.output,
-	// and the content of message.completed.
+	// the content of message.completed, and what had streamed of the
+	// answer a turn.cancelled cut short (at most 32 KiB).
 	Text string `json:"text,omitempty"`
 	// Message is the stored message of message.completed (assistant) and
 	// tool.completed (tool result).
@@ -78,6 +99,9 @@ type Event struct {
 	Status SessionStatus `json:"status,omitempty"`
 	// Error is the reason of turn.failed and the error of provider.retry.
 	Error string `json:"error,omitempty"`
+	// Code classifies the error of turn.failed for front ends that act on
+	// it (ErrorCode values); empty for other failures.
+	Code ErrorCode `json:"code,omitempty"`
 	// Usage is the usage of one request (usage) or of the turn
 	// (turn.completed).
 	Usage *Usage `json:"usage,omitempty"`
@@ -93,7 +117,8 @@ type Event struct {
 	// RequestID identifies an approval (permission.*).
 	RequestID string `json:"requestId,omitempty"`
 	// ContextPercent is the share of the model's context window the last
-	// request used (usage, turn.completed).
+	// request used (usage, turn.completed), or the next one is estimated
+	// to use (compaction).
 	ContextPercent float64 `json:"contextPercent,omitempty"`
 	// CostUSD is the estimated cost of the request (usage) or the turn
 	// (turn.completed); absent when the model's price is unknown.
@@ -107,12 +132,41 @@ type Event struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
+	// Queued are the queued messages of input.queued, input.edited,
+	// input.removed and input.returned.
+	Queued []QueuedInput `json:"queued,omitempty"`
 	// FinishReason is why the model stopped an answer (message.completed
 	// of an assistant message), as the provider said: "stop",
 	// "tool_calls", "length" (out of output tokens), "content_filter"
 	// (refused)…
 	FinishReason string `json:"finishReason,omitempty"`
+	// Context is the payload of context.frozen.
+	Context *FrozenContext `json:"context,omitempty"`
+	// Candidate is the payload of memory.candidate.
+	Candidate *MemoryCandidate `json:"candidate,omitempty"`
+	// Proposal is the payload of skill.proposed.
+	Proposal *SkillProposal `json:"proposal,omitempty"`
 }
+
+// ErrorCode classifies why a turn did not end well, where a front end
+// offers something for it (continue, fix a file).
+type ErrorCode string
+
+// The error codes of turn.failed.
+const (
+	// CodeMaxIterations: the turn used its model steps (maxIterations);
+	// it can be continued.
+	CodeMaxIterations ErrorCode = "max_iterations"
+	// CodeBudget: a token, cost or time budget was spent.
+	CodeBudget ErrorCode = "budget"
+	// CodeLoop: the model kept making the same call.
+	CodeLoop ErrorCode = "loop"
+	// CodeConfig: the configuration or a settings file is wrong; the
+	// error names the file.
+	CodeConfig ErrorCode = "config"
+	// CodeStall: the provider went silent in the middle of an answer.
+	CodeStall ErrorCode = "stall"
+)
 
 // Stored reports whether events of type t are kept in the store. Deltas are
 // not: the complete value that follows them is.

@@ -31,8 +31,11 @@
 // client (agent.AskWait). A message posted while the session is busy is
 // queued in the store: behind a turn of this server it runs when that turn
 // ends; behind a turn of another process (`mx-claw run`, the REPL), that
-// process's turn sends it when it ends, or, if it did not, this server does
-// once the other process's lease is gone. An approval paused by another
+// process's turn sends it when it ends well, or, if that process died
+// first, this server does once its lease is gone. A turn that is
+// cancelled or fails gives its queued messages back (input.returned) for
+// the client to put in its input box; they are never sent after a later
+// message. An approval paused by another
 // process (`run --on-ask pause`) is answered here and its turn continues
 // here. The lease keeps one writer per session throughout.
 //

@@ -246,8 +246,9 @@ func TestRemoveQueuedMessage(t *testing.T) {
 	f.mustAPI("DELETE", path, nil, nil, http.StatusNoContent)
 	resp, data := f.request("DELETE", path, nil, f.auth())
 	checkError(t, "second delete", resp, data, 404, protocol.CodeQueuedNotFound)
-	// Cancel: the turn is stored as cancelled and the queue stays for the
-	// next message, which goes after it. (The hanging answer is cancelled
+	// Cancel: the turn is stored as cancelled and the message still queued
+	// is given back (input.returned, for the client's input box), not sent
+	// after the next message (issue 18). (The hanging answer is cancelled
 	// once the model has it, so the next turn gets the next answer.)
 	for deadline := time.Now().Add(20 * time.Second); len(f.llm.ChatRequests()) == 0; {
 		if time.Now().After(deadline) {
@@ -265,16 +266,25 @@ func TestRemoveQueuedMessage(t *testing.T) {
 		t.Fatal(st.Status)
 	}
 	f.mustAPI("GET", "/api/sessions/"+s.ID+"/queued", nil, &ql, http.StatusOK)
-	if len(ql.Queued) != 1 || ql.Queued[0].Content != "three" {
-		t.Fatalf("queue after cancel %+v", ql)
+	if len(ql.Queued) != 0 {
+		t.Fatalf("queue after cancel %+v, want it given back", ql)
+	}
+	returned := false
+	for _, e := range f.storedEvents(s.ID) {
+		if e.Type == protocol.EventInputReturned && len(e.Queued) == 1 && e.Queued[0].Content == "three" {
+			returned = true
+		}
+	}
+	if !returned {
+		t.Error("the queued message was not given back with input.returned")
 	}
 	f.llm.Enqueue(llmtest.Text("done"))
 	f.mustAPI("POST", "/api/sessions/"+s.ID+"/messages", protocol.SendMessage{Text: "four"}, nil, http.StatusAccepted)
 	f.waitIdle(s.ID)
 	reqs := f.llm.ChatRequests()
 	last := reqs[len(reqs)-1].Chat.Messages
-	if got := last[len(last)-1].Content; got != "three\n\nfour" {
-		t.Errorf("the next turn sent %q, want the queued message then the new one", got)
+	if got := last[len(last)-1].Content; got != "four" {
+		t.Errorf("the next turn sent %q, want only the new message", got)
 	}
 	// Nothing to cancel now.
 	f.mustAPI("POST", "/api/sessions/"+s.ID+"/cancel", nil, &cr, http.StatusOK)

@@ -240,7 +240,7 @@ func (s *Server) removeQueued(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.session(r, id); err != nil {
 		return err
 	}
-	if err := s.app.Store.RemoveInput(r.Context(), id, qid); err != nil {
+	if _, err := s.app.Core.RemoveQueued(r.Context(), id, qid, nil); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, protocol.CodeQueuedNotFound,
 				"message %d is not queued in session %s (already sent or removed)", qid, id)

@@ -38,9 +38,9 @@ func TestAnotherProcessesTurnReachesTheStreamAndAMessageWaitsForIt(t *testing.T)
 		// The terminal's turn ends well: the terminal sends the queued
 		// message itself (its Core.Run goes on with the queue).
 		{"terminal sends it", llmtest.Reply{Text: "terminal answer", Pieces: 8, ChunkDelay: 150 * time.Millisecond}, protocol.EventTurnCompleted},
-		// The terminal's turn fails: nobody there sends the queue, the
-		// server does once the lease is gone.
-		{"server sends it", llmtest.Reply{Text: "cut", Pieces: 8, ChunkDelay: 150 * time.Millisecond, ErrorEvent: "provider broke"}, protocol.EventTurnFailed},
+		// The terminal's turn fails: the queued message is given back
+		// (input.returned), sent by nobody (issue 18).
+		{"given back", llmtest.Reply{Text: "cut", Pieces: 8, ChunkDelay: 150 * time.Millisecond, ErrorEvent: "provider broke"}, protocol.EventTurnFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -70,11 +70,22 @@ func TestAnotherProcessesTurnReachesTheStreamAndAMessageWaitsForIt(t *testing.T)
 			if !hasType(first, protocol.EventInputQueued) {
 				t.Errorf("the stream did not show the message queued: %v", typesOf(first))
 			}
-			second := c.until(protocol.EventTurnCompleted)
-			if u, a := userAndAnswer(second); u != "from the browser" || a != "queued answer" {
-				t.Errorf("after the terminal's turn: user %q, answer %q", u, a)
+			var second []protocol.Event
+			if tc.firstEnd == protocol.EventTurnFailed {
+				if !hasType(first, protocol.EventInputReturned) {
+					t.Errorf("the failed turn did not give the queued message back: %v", typesOf(first))
+				}
+				<-done
+				if n := len(f.llm.ChatRequests()); n != 1 {
+					t.Errorf("%d model requests: the given-back message was sent", n)
+				}
+			} else {
+				second = c.until(protocol.EventTurnCompleted)
+				if u, a := userAndAnswer(second); u != "from the browser" || a != "queued answer" {
+					t.Errorf("after the terminal's turn: user %q, answer %q", u, a)
+				}
+				<-done
 			}
-			<-done
 			// Exactly the stored events, in order, reached the stream.
 			want := f.storedEvents(s.ID)
 			all := append(append(append(replayed, evs...), first...), second...)

@@ -139,11 +139,14 @@ type Store interface {
 	// first.
 	TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
 	// QueuedInputs returns the session's queued inputs, oldest first,
-	// without taking them.
+	// leaving them queued.
 	QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
-	// RemoveInput deletes one queued input before it is sent; an input
-	// that is not queued (never was, or already taken) is ErrNotFound.
-	RemoveInput(ctx context.Context, sessionID string, id int64) error
+	// RemoveInput removes one queued input and returns it; ErrNotFound if
+	// it is no longer queued (sent, or removed by someone else).
+	RemoveInput(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error)
+	// EditInput replaces the content of one queued input, keeping its place
+	// in the queue; ErrNotFound if it is no longer queued.
+	EditInput(ctx context.Context, sessionID string, id int64, content string) (protocol.QueuedInput, error)
 
 	// AddGrant stores a rule that allows calls without asking in a scope
 	// ("session:<id>" or a workspace path); an existing grant is kept.

@@ -21,9 +21,9 @@ type Backend interface {
 	// NewSession creates an idle session in the workspace on the current
 	// model.
 	NewSession(ctx context.Context) (protocol.Session, error)
-	// ResumeSession returns a stored session and its messages, for
-	// rendering its history.
-	ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Message, error)
+	// ResumeSession returns a stored session and its stored events, for
+	// showing its history as it was shown live.
+	ResumeSession(ctx context.Context, id string) (protocol.Session, []protocol.Event, error)
 	// ListSessions returns the workspace's sessions, most recent first,
 	// at most limit of them.
 	ListSessions(ctx context.Context, limit int) ([]protocol.Session, error)
@@ -32,9 +32,19 @@ type Backend interface {
 	// approval emit permission.requested and wait for Answer. With an
 	// empty input it only sends what is queued, if anything.
 	Run(ctx context.Context, sessionID, input string, sink func(protocol.Event)) error
+	// Continue runs a turn on the session's transcript as it is, without a
+	// new user message: to go on after the step budget stopped a turn, or
+	// to retry a request that failed before the model answered. It fails
+	// when the model has answered the last message already.
+	Continue(ctx context.Context, sessionID string, sink func(protocol.Event)) error
 	// Enqueue stores a message typed while the session is busy; Run sends
-	// it when the current turn ends.
-	Enqueue(ctx context.Context, sessionID, input string) error
+	// it when the current turn ends well. If the turn is cancelled or
+	// fails, it reports input.returned with the message instead.
+	Enqueue(ctx context.Context, sessionID, input string) (protocol.QueuedInput, error)
+	// RemoveQueued takes a queued message out of the queue and returns
+	// it, for the user to edit or drop; it fails once the message was
+	// sent.
+	RemoveQueued(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error)
 	// Answer answers a pending approval: Scope "once", "session" or
 	// "always" (this project); Feedback is told to the model with a
 	// rejection.
@@ -43,6 +53,11 @@ type Backend interface {
 	Cancel(sessionID string) bool
 	// Mode is the permission mode of this process.
 	Mode() string
+	// Modes are the permission modes Shift+Tab cycles through.
+	Modes() []string
+	// SetMode sets the permission mode of the session's next turns and
+	// returns the mode in force.
+	SetMode(ctx context.Context, sessionID, mode string) (string, error)
 	// Permissions describes the mode and the rules that apply to the
 	// session, one line each.
 	Permissions(ctx context.Context, sessionID string) ([]string, error)

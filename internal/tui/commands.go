@@ -20,9 +20,10 @@ var slashCommands = []slashCommand{
 	{"/new", "", "start a new session"},
 	{"/sessions", "", "pick a session of this workspace to resume"},
 	{"/resume", "ID", "resume a session"},
-	{"/model", "[status|list|switch|use P M|ID|…]", "show or change the session's model"},
-	{"/permissions", "", "show the permission mode and rules"},
+	{"/model", "[status|default P/M|ID|…]", "pick the session's model from every provider's"},
+	{"/permissions", "[MODE]", "show the rules, or set the mode (Shift+Tab cycles it)"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
+	{"/retry", "", "send the last request again (after a failure or a step limit)"},
 	{"/todo", "", "show the model's task list"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
@@ -47,7 +48,7 @@ func (m *Model) command(text string) []tea.Cmd {
 	case "/exit", "/quit":
 		m.quit()
 	case "/clear":
-		return []tea.Cmd{tea.ClearScreen}
+		return m.startClear()
 	case "/new":
 		if busyRefusal() {
 			return nil
@@ -78,19 +79,28 @@ func (m *Model) command(text string) []tea.Cmd {
 			return nil
 		}
 		if len(args) == 0 {
-			args = []string{"status"}
+			args = []string{"pick"}
 		}
 		p := uiPrompter{events: m.events}
 		return []tea.Cmd{func() tea.Msg {
 			out, model, err := b.ModelCommand(ctx, sid, args, p)
 			return modelMsg{out: out, model: model, err: err}
 		}}
+	case "/retry":
+		if busyRefusal() {
+			return nil
+		}
+		m.offer = ""
+		return m.startAgain("↻ Sending the last request again.")
 	case "/compact":
 		if busyRefusal() {
 			return nil
 		}
 		return m.startCompact(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), name)))
 	case "/permissions":
+		if len(args) == 1 {
+			return m.setMode(args[0])
+		}
 		return []tea.Cmd{func() tea.Msg {
 			lines, err := b.Permissions(ctx, sid)
 			return noticeMsg{text: clean(strings.Join(lines, "\n")), err: err}
@@ -112,6 +122,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		full.fullReasoning = true
 		m.print(full.reasoning(m.lastReasoning))
 	default:
+		if cmds, ok := m.extraCommand(name, text); ok {
+			return cmds
+		}
 		m.print(m.th.warn.Render(fmt.Sprintf("Unknown command %s; /help lists the commands.", clean(name))))
 	}
 	return nil
@@ -132,10 +145,12 @@ func (m *Model) help() string {
 	for _, c := range slashCommands {
 		fmt.Fprintf(&sb, "  %-13s %s\n", c.name, strings.TrimSpace(c.args+"  "+m.th.dim.Render(c.help)))
 	}
+	m.extraHelp(&sb)
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")
-	sb.WriteString("  Esc cancel the turn · Ctrl-C twice or Ctrl-D exit\n")
+	sb.WriteString("  Shift+Tab cycles the permission mode: default → acceptEdits → plan\n")
+	sb.WriteString("  Esc or Ctrl-C cancel the turn · Ctrl-C twice on an empty prompt, or Ctrl-D, exit\n")
 	sb.WriteString("  Ctrl-O reasoning in full or collapsed, live and in answers printed from\n")
 	sb.WriteString("         then on (printed scrollback is not re-rendered; /reasoning prints\n")
 	sb.WriteString("         the last answer's reasoning in full)\n")

@@ -20,22 +20,15 @@ const doubleCtrlC = 2 * time.Second
 func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	s := k.String()
 	if s == "ctrl+c" {
-		if !m.ctrlCAt.IsZero() && m.now().Sub(m.ctrlCAt) < doubleCtrlC {
-			m.quit()
-			return nil
-		}
-		m.ctrlCAt = m.now()
-		if m.prompt != nil {
-			m.closePrompt(promptAnswer{err: modelcmd.ErrCancelled})
-		}
-		m.input.Reset()
-		m.print(m.th.dim.Render("Press Ctrl-C again to exit."))
-		return nil
+		return m.ctrlC()
 	}
 	m.ctrlCAt = time.Time{}
 	if s == "ctrl+o" {
 		m.toggleReasoning()
 		return nil
+	}
+	if s == "shift+tab" && m.prompt == nil && !m.picking {
+		return m.cycleMode()
 	}
 	if m.prompt != nil {
 		return m.promptKey(k)
@@ -45,6 +38,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	}
 	if len(m.approvals) > 0 && !m.feedback {
 		return m.approvalKey(s)
+	}
+	if cmds, took := m.offerKey(s); took {
+		return cmds
+	}
+	if cmds, took := m.menuKey(s); took {
+		return cmds
 	}
 	switch s {
 	case "esc":
@@ -71,6 +70,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 		}
 		return m.submit()
 	case "up":
+		if len(m.queued) > 0 && m.input.Value() == "" {
+			return m.editQueued()
+		}
 		if m.input.Line() == 0 {
 			if e, ok := m.hist.prev(m.input.Value()); ok {
 				m.input.SetValue(e)
@@ -91,6 +93,34 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return []tea.Cmd{cmd}
+}
+
+// ctrlC stops what is going on, one thing per press: a question, a
+// running turn (as Esc), the text typed; on an idle, empty prompt a
+// second press within doubleCtrlC quits.
+func (m *Model) ctrlC() []tea.Cmd {
+	switch {
+	case m.prompt != nil:
+		m.closePrompt(promptAnswer{err: modelcmd.ErrCancelled})
+		m.ctrlCAt = time.Time{}
+		return nil
+	case m.busy:
+		m.ctrlCAt = time.Time{}
+		if m.backend.Cancel(m.sess.ID) {
+			m.print(m.th.dim.Render("Cancelling…"))
+		}
+		return nil
+	case m.input.Value() != "":
+		m.input.Reset()
+		m.ctrlCAt = time.Time{}
+		return nil
+	case !m.ctrlCAt.IsZero() && m.now().Sub(m.ctrlCAt) < doubleCtrlC:
+		m.quit()
+		return nil
+	}
+	m.ctrlCAt = m.now()
+	m.print(m.th.dim.Render("Press Ctrl-C again to exit."))
+	return nil
 }
 
 // toggleReasoning switches between reasoning collapsed to its first lines
@@ -135,15 +165,17 @@ func (m *Model) submit() []tea.Cmd {
 	send, atts, refused := attachMentions(m.backend.Workspace(), text)
 	if m.busy {
 		m.printAttachments(atts, refused)
-		b, ctx, sid := m.backend, m.ctx, m.sess.ID
-		return []tea.Cmd{func() tea.Msg {
-			return queuedMsg{text: text, err: b.Enqueue(ctx, sid, send)}
-		}}
+		return []tea.Cmd{m.enqueue(text, send)}
+	}
+	if m.isRetry(text) {
+		return m.startAgain("↻ Sending the request again (the message is in the session already).")
 	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)
 	m.turnInput = raw
-	return m.startTurn(send)
+	cmds := m.startTurn(send)
+	m.turnPrompt = text
+	return cmds
 }
 
 // approvalKey answers the approval shown: y once, s for the session, a
@@ -162,6 +194,9 @@ func (m *Model) approvalKey(s string) []tea.Cmd {
 		m.feedback = true
 		m.input.Reset()
 		return nil
+	case "e", "E":
+		m.expandApproval()
+		return nil
 	case "esc":
 		if m.busy && m.backend.Cancel(m.sess.ID) {
 			m.print(m.th.dim.Render("Cancelling…"))
@@ -174,6 +209,7 @@ func (m *Model) approvalKey(s string) []tea.Cmd {
 func (m *Model) answer(approve bool, scope, feedback string) []tea.Cmd {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	m.noteApprovals(len(m.approvals) + 1)
 	verdict := map[string]string{"once": "Allowed once", "session": "Allowed for this session", "always": "Allowed always in this project"}[scope]
 	if !approve {
 		verdict = "Denied"
@@ -218,6 +254,11 @@ func (m *Model) complete() {
 	for _, c := range slashCommands {
 		if strings.HasPrefix(c.name, v) {
 			matches = append(matches, c.name)
+		}
+	}
+	for _, n := range m.extraNames() {
+		if strings.HasPrefix(n, v) {
+			matches = append(matches, n)
 		}
 	}
 	switch len(matches) {

@@ -24,9 +24,9 @@ type Options struct {
 	Backend Backend
 	// Session is the session the UI opens on.
 	Session protocol.Session
-	// History is the session's stored transcript, rendered first (for a
-	// resumed session).
-	History []protocol.Message
+	// History is the session's stored events, shown first (for a resumed
+	// session) as they were shown live.
+	History []protocol.Event
 	// HistoryFile keeps the input history of the workspace; none if "".
 	HistoryFile string
 	// Width and Height are the terminal's size until the program reports
@@ -56,15 +56,10 @@ type (
 		text string
 		err  error
 	}
-	// queuedMsg says a message typed while busy was queued.
-	queuedMsg struct {
-		text string
-		err  error
-	}
 	// sessionMsg switches the UI to a session (new or resumed).
 	sessionMsg struct {
 		sess    protocol.Session
-		history []protocol.Message
+		history []protocol.Event
 		err     error
 	}
 	// sessionsMsg lists sessions for the picker.
@@ -117,17 +112,49 @@ type Model struct {
 	turnStart  time.Time
 	firstToken time.Duration
 	gotToken   bool
-	turnsSeen  int
-	stream     strings.Builder
-	reasoning  strings.Builder
-	tools      []*toolCard
-	approvals  []protocol.Event
+	// askedAt is when approvals began to be shown; approvalTime sums the
+	// time they were shown in this turn.
+	askedAt      time.Time
+	approvalTime time.Duration
+	turnsSeen    int
+	stream       strings.Builder
+	reasoning    strings.Builder
+	// printedTo is how much of stream has been printed rendered, in
+	// partsPrinted parts; answerStarted says its reasoning was printed
+	// before the first (see stream.go).
+	printedTo     int
+	partsPrinted  int
+	answerStarted bool
+	tools         []*toolCard
+	approvals     []protocol.Event
+	// preview is the rendered detail of the approval shown, for
+	// previewKey (its request and width); expanded is the request whose
+	// detail was printed in full.
+	preview    []string
+	previewKey string
+	expanded   string
 	feedback   bool // typing feedback for a rejection
-	queued     []string
-	todos      []protocol.Todo
-	retry      string
-	compacting bool // the turn is a /compact
-	compacted  int  // messages the compaction summarised, -1 if unknown
+	queued     []queuedItem
+	turnFailed bool // the last turn did not end well
+	// turnPrompt is what the user typed for the running turn ("" for a
+	// continued or queued one); answered says the model answered in it;
+	// failCode is the code of its turn.failed.
+	turnPrompt string
+	answered   bool
+	failCode   protocol.ErrorCode
+	// failedPrompt is the prompt of the last turn if it ended before the
+	// model answered it: sending it again retries instead of storing it
+	// twice. offer is "continue" after a turn stopped at its step budget.
+	failedPrompt string
+	offer        string
+	todos        []protocol.Todo
+	// retry is the error of a request being sent again at retryAt,
+	// attempt retryAttempt+1.
+	retry        string
+	retryAt      time.Time
+	retryAttempt int
+	compacting   bool // the turn is a /compact
+	compacted    int  // messages the compaction summarised, -1 if unknown
 
 	// lastReasoning is the reasoning of the last answer, for /reasoning.
 	lastReasoning string
@@ -157,6 +184,12 @@ type Model struct {
 
 	ctrlCAt  time.Time
 	quitting bool
+	// clearing is the step of a /clear under way.
+	clearing clearStep
+	// menuSel is the command chosen in the slash menu; menuClosed is the
+	// input the menu was closed on with Esc.
+	menuSel    int
+	menuClosed string
 }
 
 // New returns a Model for ctx (which ends the turns when cancelled).
@@ -221,23 +254,28 @@ func (m *Model) Wait(d time.Duration) {
 
 // setSession shows a session: its history is printed and the counters
 // start from its stored usage.
-func (m *Model) setSession(s protocol.Session, history []protocol.Message) {
+func (m *Model) setSession(s protocol.Session, history []protocol.Event) {
 	m.sess, m.model = s, s.Model
 	m.total = s.Usage
 	m.turnUsage = protocol.Usage{}
 	m.cost, m.costKnown, m.ctxPercent = 0, false, 0
 	m.todos, m.queued = nil, nil
 	if len(history) > 0 {
-		m.print(m.th.dim.Render(fmt.Sprintf("Resumed session %s (%d messages).", s.ID, len(history))))
-		m.print(m.r.history(history)...)
+		m.print(m.th.dim.Render(fmt.Sprintf("Resumed session %s (%d messages).", s.ID, s.MessageCount)))
+		m.replay(history)
 	} else if s.ID != "" {
 		m.print(m.th.dim.Render(oneLine(fmt.Sprintf("mx-claw · session %s · %s · /help for commands", s.ID, clean(m.backend.Workspace())), m.width)))
 	}
 }
 
 // Init starts the spinner and the event listener.
+//
+// The first print waits until the live area has been drawn: printing above
+// a live area the renderer has not put on the screen yet can leave that
+// first frame behind, above the printed lines.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.listen(), m.input.Focus(), m.flush())
+	m.printing = true
+	return tea.Batch(m.listen(), m.input.Focus(), tea.Tick(flushWindow, func(time.Time) tea.Msg { return printedMsg{} }))
 }
 
 // listen waits for the next message of a turn.
@@ -262,15 +300,19 @@ func (m *Model) print(lines ...string) {
 	}
 }
 
-// flush hands the queued lines to the program if no print is on its way.
+// flush hands the queued lines to the program if no print is on its way
+// (and no /clear).
 func (m *Model) flush() tea.Cmd {
-	if m.printing || len(m.out) == 0 {
+	if len(m.out) == 0 {
 		return nil
 	}
 	if m.onPrint != nil {
 		text := strings.Join(m.out, "\n")
 		m.out = nil
 		m.onPrint(text)
+		return nil
+	}
+	if m.printing || m.clearing != clearNone {
 		return nil
 	}
 	text := m.takePrintable()
@@ -369,6 +411,8 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 	case printedMsg:
 		m.printing = false
 		return nil
+	case clearMsg:
+		return m.clearNext()
 	case spinner.TickMsg:
 		if !m.busy {
 			return nil
@@ -384,12 +428,12 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 	case compactDoneMsg:
 		return append(m.compactDone(msg), m.listen())
 	case queuedMsg:
-		if msg.err != nil {
-			m.print(m.th.fail.Render("Could not queue the message: " + clean(msg.err.Error())))
-			m.input.SetValue(msg.text)
-			return nil
-		}
-		m.queued = append(m.queued, msg.text)
+		return m.queuedDone(msg)
+	case dequeuedMsg:
+		m.dequeued(msg)
+		return nil
+	case modeMsg:
+		m.modeSet(msg)
 		return nil
 	case noticeMsg:
 		if msg.err != nil {
@@ -439,12 +483,22 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 
 // startTurn sends input as a turn (input "" sends only what is queued).
 func (m *Model) startTurn(input string) []tea.Cmd {
+	b, sid := m.backend, m.sess.ID
+	return m.startRun(func(ctx context.Context, sink func(protocol.Event)) error {
+		return b.Run(ctx, sid, input, sink)
+	})
+}
+
+// startRun runs a turn with run, which reports its events to sink.
+func (m *Model) startRun(run func(ctx context.Context, sink func(protocol.Event)) error) []tea.Cmd {
 	m.busy = true
 	m.turnStart = m.now()
 	m.gotToken, m.firstToken, m.turnsSeen = false, 0, 0
+	m.askedAt, m.approvalTime = time.Time{}, 0
 	m.turnUsage = protocol.Usage{}
 	m.retry = ""
-	ctx, b, sid, ch := m.ctx, m.backend, m.sess.ID, m.events
+	m.answered, m.failCode, m.offer = false, "", ""
+	ctx, ch := m.ctx, m.events
 	sink := func(e protocol.Event) {
 		select {
 		case ch <- eventMsg{e}:
@@ -454,7 +508,7 @@ func (m *Model) startTurn(input string) []tea.Cmd {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		err := b.Run(ctx, sid, input, sink)
+		err := run(ctx, sink)
 		select {
 		case ch <- turnDoneMsg{err}:
 		case <-ctx.Done():
@@ -504,191 +558,10 @@ func (m *Model) compactDone(msg compactDoneMsg) []tea.Cmd {
 	default:
 		m.print(m.th.ok.Render("✓ ") + "Compacted the older messages; the model now sees a summary.")
 	}
+	m.turnFailed = msg.err != nil
 	if len(m.queued) > 0 && msg.err == nil {
-		for _, q := range m.queued {
-			m.print(m.r.user(q))
-		}
-		m.queued = nil
+		m.printQueuedAsSent()
 		return m.startTurn("")
 	}
 	return nil
-}
-
-// handleEvent folds one event of the turn into the Model.
-func (m *Model) handleEvent(ev protocol.Event) {
-	switch ev.Type {
-	case protocol.EventTurnStarted:
-		if m.turnsSeen > 0 && len(m.queued) > 0 {
-			// The core sends the queued messages as one more turn.
-			for _, q := range m.queued {
-				m.print(m.r.user(q))
-			}
-			m.queued = nil
-		}
-		m.turnsSeen++
-		if ev.Model != "" {
-			m.model = ev.Model
-		}
-	case protocol.EventMessageDelta:
-		m.token()
-		m.stream.WriteString(ev.Text)
-	case protocol.EventReasoningDelta:
-		m.token()
-		m.reasoning.WriteString(ev.Text)
-	case protocol.EventMessageCompleted:
-		if ev.Message != nil && ev.Message.Role == protocol.RoleUser {
-			return // printed when it was sent
-		}
-		reasoning := m.reasoning.String()
-		text := ev.Text
-		if ev.Message != nil {
-			if ev.Message.Reasoning != "" {
-				reasoning = ev.Message.Reasoning
-			}
-			if text == "" {
-				text = ev.Message.Content
-			}
-		}
-		if text == "" {
-			text = m.stream.String()
-		}
-		if strings.TrimSpace(reasoning) != "" {
-			m.lastReasoning = reasoning
-		}
-		m.print(m.r.reasoning(reasoning))
-		if strings.TrimSpace(text) != "" {
-			m.print(m.r.markdown(text))
-		}
-		m.stream.Reset()
-		m.reasoning.Reset()
-	case protocol.EventToolStarted:
-		m.tools = append(m.tools, &toolCard{id: ev.ToolCallID, name: ev.ToolName, summary: ev.Summary, start: m.now()})
-	case protocol.EventToolOutput:
-		for _, c := range m.tools {
-			if c.id == ev.ToolCallID {
-				lines := strings.Split(strings.TrimRight(clean(ev.Text), "\n"), "\n")
-				c.output = append(c.output, lines...)
-				if n := len(c.output); n > 3 {
-					c.output = c.output[n-3:]
-				}
-			}
-		}
-	case protocol.EventToolCompleted:
-		for i, c := range m.tools {
-			if c.id == ev.ToolCallID {
-				m.tools = append(m.tools[:i], m.tools[i+1:]...)
-				break
-			}
-		}
-		m.print(m.r.toolCard(ev))
-	case protocol.EventPermissionRequested:
-		m.approvals = append(m.approvals, ev)
-	case protocol.EventPermissionResolved:
-		m.dropApproval(ev.RequestID)
-	case protocol.EventUsage:
-		if ev.Usage != nil {
-			m.turnUsage.Add(*ev.Usage)
-			m.total.Add(*ev.Usage)
-		}
-		if ev.ContextPercent > 0 {
-			m.ctxPercent = ev.ContextPercent
-		}
-		if ev.CostUSD != nil {
-			m.cost += *ev.CostUSD
-			m.costKnown = true
-		}
-	case protocol.EventTodoUpdated:
-		m.todos = ev.Todos
-		m.print(m.todoList())
-	case protocol.EventWarning, protocol.EventHookWarning:
-		m.print(m.th.warn.Render("⚠ " + clean(ev.Text)))
-	case protocol.EventRetry:
-		m.retry = fmt.Sprintf("retrying (attempt %d) in %s: %s", ev.Attempt,
-			duration(time.Duration(ev.DelayMS)*time.Millisecond), oneLine(clean(ev.Error), 40))
-	case protocol.EventCompaction:
-		m.compacted = -1
-		var n int
-		if _, err := fmt.Sscanf(ev.Text, "compacted %d messages", &n); err == nil {
-			m.compacted = n
-		}
-	case protocol.EventTurnCompleted:
-		if ev.ContextPercent > 0 {
-			m.ctxPercent = ev.ContextPercent
-		}
-	}
-}
-
-// token notes the first token of the turn.
-func (m *Model) token() {
-	if !m.gotToken {
-		m.gotToken = true
-		m.firstToken = m.now().Sub(m.turnStart)
-	}
-	m.retry = ""
-}
-
-func (m *Model) dropApproval(id string) {
-	for i, a := range m.approvals {
-		if a.RequestID == id {
-			m.approvals = append(m.approvals[:i], m.approvals[i+1:]...)
-			if i == 0 {
-				m.feedback = false
-			}
-			return
-		}
-	}
-}
-
-// turnDone prints how the turn ended and what it cost.
-func (m *Model) turnDone(err error) []tea.Cmd {
-	m.busy = false
-	if pe := promptErased(nil); errors.As(err, &pe) && pe.PromptErased() {
-		m.hist.drop(m.turnInput)
-	}
-	if s := strings.TrimSpace(m.reasoning.String()); s != "" {
-		m.lastReasoning = s
-		m.print(m.r.reasoning(s))
-	}
-	if s := m.stream.String(); strings.TrimSpace(s) != "" {
-		m.print(m.r.wrap(clean(s)))
-	}
-	m.stream.Reset()
-	m.reasoning.Reset()
-	for _, c := range m.tools {
-		m.print(m.th.fail.Render("✗ ") + clean(oneLine(c.summary, m.width-10)) + m.th.dim.Render(" (interrupted)"))
-	}
-	if m.feedback {
-		m.input.Reset()
-	}
-	m.tools, m.approvals, m.feedback, m.retry = nil, nil, false, ""
-	tele := m.telemetry()
-	switch {
-	case err == nil:
-		m.print(m.th.dim.Render(tele))
-	case errors.Is(err, context.Canceled):
-		m.print(m.th.warn.Render("Cancelled.") + m.th.dim.Render(" "+tele))
-	default:
-		m.print(m.th.fail.Render("Request failed: "+clean(err.Error())),
-			"The session is still active. Try again or type /help.")
-	}
-	if len(m.queued) > 0 && err == nil {
-		// Queued just as the turn ended: send it now.
-		for _, q := range m.queued {
-			m.print(m.r.user(q))
-		}
-		m.queued = nil
-		return m.startTurn("")
-	}
-	return nil
-}
-
-// telemetry describes the turn just ended.
-func (m *Model) telemetry() string {
-	parts := []string{}
-	if m.gotToken {
-		parts = append(parts, "first token "+duration(m.firstToken))
-	}
-	parts = append(parts, "took "+duration(m.now().Sub(m.turnStart)))
-	parts = append(parts, fmt.Sprintf("↑%s ↓%s", tokens(m.turnUsage.InputTokens), tokens(m.turnUsage.OutputTokens)))
-	return "  " + strings.Join(parts, " · ")
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -112,9 +111,12 @@ func (r *renderer) toolCard(ev protocol.Event) string {
 		b.WriteString(r.diff(d))
 		return b.String()
 	}
-	preview := ev.Preview
+	// The whole result, when the event carries it, so that the count of
+	// lines not shown is right (the event's Preview is cut to a few
+	// hundred bytes).
+	preview := content
 	if preview == "" {
-		preview = content
+		preview = ev.Preview
 	}
 	if p := r.preview(preview); p != "" {
 		b.WriteString("\n")
@@ -123,17 +125,18 @@ func (r *renderer) toolCard(ev protocol.Event) string {
 	return b.String()
 }
 
-// preview renders the first lines of a result, indented and dimmed.
+// preview renders the first lines of a result, indented and dimmed, and
+// how many more there are.
 func (r *renderer) preview(s string) string {
-	s = strings.TrimRight(clean(s), "\n ")
+	s = strings.TrimRight(s, "\n ")
 	if s == "" {
 		return ""
 	}
-	lines := strings.Split(s, "\n")
-	more := len(lines) - previewLines
-	if more > 0 {
-		lines = lines[:previewLines]
+	head, more := s, 0
+	if i := nthIndex(s, '\n', previewLines); i >= 0 {
+		head, more = s[:i], strings.Count(s[i:], "\n")
 	}
+	lines := strings.Split(clean(head), "\n")
 	for i, l := range lines {
 		lines[i] = r.th.dim.Render("  │ " + ansi.Truncate(l, max(r.width-4, 8), "…"))
 	}
@@ -141,6 +144,19 @@ func (r *renderer) preview(s string) string {
 		lines = append(lines, r.th.dim.Render(fmt.Sprintf("  │ … %d more lines", more)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// nthIndex returns the index of the n-th c in s (from 1), or -1.
+func nthIndex(s string, c byte, n int) int {
+	off := 0
+	for ; n > 0; n-- {
+		i := strings.IndexByte(s[off:], c)
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	return off - 1
 }
 
 // diff colours a unified diff, cut to diffLines lines.
@@ -171,30 +187,6 @@ func (r *renderer) diff(d string) string {
 	return strings.Join(lines, "\n")
 }
 
-// history renders a stored transcript: user messages, answers as
-// Markdown, tool results as short cards. System messages are skipped.
-func (r *renderer) history(msgs []protocol.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		switch m.Role {
-		case protocol.RoleUser:
-			out = append(out, r.user(m.Content))
-		case protocol.RoleAssistant:
-			if s := r.reasoning(m.Reasoning); s != "" {
-				out = append(out, s)
-			}
-			if strings.TrimSpace(m.Content) != "" {
-				out = append(out, r.markdown(m.Content))
-			}
-		case protocol.RoleTool:
-			ok := !m.IsError
-			ev := protocol.Event{ToolName: m.ToolName, Summary: m.ToolName, OK: &ok, Message: &m}
-			out = append(out, r.toolCard(ev))
-		}
-	}
-	return out
-}
-
 // isEditTool reports whether a tool's result carries a diff of its change.
 func isEditTool(name string) bool {
 	switch name {
@@ -214,44 +206,6 @@ func extractDiff(s string) string {
 		return s[i+1:]
 	}
 	return ""
-}
-
-// approvalDetail returns the exact thing an approval is about: the command
-// to run, the change as a diff-like listing, or the arguments.
-func approvalDetail(tool string, args json.RawMessage) string {
-	var a map[string]any
-	if json.Unmarshal(args, &a) != nil {
-		return string(args)
-	}
-	str := func(k string) string { s, _ := a[k].(string); return s }
-	switch {
-	case str("command") != "":
-		return "$ " + str("command")
-	case str("patch") != "":
-		return str("patch")
-	case tool == "edit_file":
-		var b strings.Builder
-		fmt.Fprintf(&b, "--- %s\n+++ %s\n", str("path"), str("path"))
-		for _, l := range strings.Split(str("old_string"), "\n") {
-			b.WriteString("-" + l + "\n")
-		}
-		for _, l := range strings.Split(str("new_string"), "\n") {
-			b.WriteString("+" + l + "\n")
-		}
-		return b.String()
-	case tool == "write_file":
-		var b strings.Builder
-		fmt.Fprintf(&b, "+++ %s\n", str("path"))
-		for _, l := range strings.Split(str("content"), "\n") {
-			b.WriteString("+" + l + "\n")
-		}
-		return b.String()
-	}
-	pretty, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
-		return string(args)
-	}
-	return string(pretty)
 }
 
 // oneLine returns the first line of s cut to w cells.

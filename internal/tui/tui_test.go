@@ -29,18 +29,28 @@ type fakeBackend struct {
 	mu       sync.Mutex
 	answers  []protocol.ResolveApproval
 	queued   []string
+	removed  []int64
+	ws       string
 	runs     []string
 	compacts []string
 	cancels  int
 	sessions []protocol.Session
 }
 
-func (f *fakeBackend) Workspace() string { return "/work/ws" }
+func (f *fakeBackend) Workspace() string {
+	if f.ws != "" {
+		return f.ws
+	}
+	return "/work/ws"
+}
 func (f *fakeBackend) NewSession(context.Context) (protocol.Session, error) {
 	return protocol.Session{ID: "newsession000001", Model: "fake/fake-model"}, nil
 }
-func (f *fakeBackend) ResumeSession(_ context.Context, id string) (protocol.Session, []protocol.Message, error) {
-	return protocol.Session{ID: id, Model: "fake/fake-model"}, []protocol.Message{{Role: protocol.RoleUser, Content: "old question"}, {Role: protocol.RoleAssistant, Content: "old answer"}}, nil
+func (f *fakeBackend) ResumeSession(_ context.Context, id string) (protocol.Session, []protocol.Event, error) {
+	return protocol.Session{ID: id, Model: "fake/fake-model", MessageCount: 2}, []protocol.Event{
+		{Type: protocol.EventMessageCompleted, Message: &protocol.Message{Role: protocol.RoleUser, Content: "old question"}},
+		{Type: protocol.EventMessageCompleted, Message: &protocol.Message{Role: protocol.RoleAssistant, Content: "old answer"}},
+	}, nil
 }
 func (f *fakeBackend) ListSessions(context.Context, int) ([]protocol.Session, error) {
 	return f.sessions, nil
@@ -52,6 +62,28 @@ func (f *fakeBackend) Run(ctx context.Context, _, input string, _ func(protocol.
 	<-ctx.Done()
 	return ctx.Err()
 }
+
+// waitRuns waits up to a second for n turns to have started and returns
+// them.
+func (f *fakeBackend) waitRuns(n int) []string {
+	for deadline := time.Now().Add(time.Second); ; {
+		f.mu.Lock()
+		runs := append([]string(nil), f.runs...)
+		f.mu.Unlock()
+		if len(runs) >= n || time.Now().After(deadline) {
+			return runs
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (f *fakeBackend) Continue(ctx context.Context, _ string, _ func(protocol.Event)) error {
+	f.mu.Lock()
+	f.runs = append(f.runs, "<continue>")
+	f.mu.Unlock()
+	<-ctx.Done()
+	return ctx.Err()
+}
 func (f *fakeBackend) Compact(ctx context.Context, _, instructions string, _ func(protocol.Event)) (bool, error) {
 	f.mu.Lock()
 	f.compacts = append(f.compacts, instructions)
@@ -59,11 +91,17 @@ func (f *fakeBackend) Compact(ctx context.Context, _, instructions string, _ fun
 	<-ctx.Done()
 	return false, ctx.Err()
 }
-func (f *fakeBackend) Enqueue(_ context.Context, _, input string) error {
+func (f *fakeBackend) Enqueue(_ context.Context, sid, input string) (protocol.QueuedInput, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queued = append(f.queued, input)
-	return nil
+	return protocol.QueuedInput{ID: int64(len(f.queued)), SessionID: sid, Content: input}, nil
+}
+func (f *fakeBackend) RemoveQueued(_ context.Context, sid string, id int64) (protocol.QueuedInput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.removed = append(f.removed, id)
+	return protocol.QueuedInput{ID: id, SessionID: sid, Content: f.queued[id-1]}, nil
 }
 func (f *fakeBackend) Answer(_ context.Context, a protocol.ResolveApproval) error {
 	f.mu.Lock()
@@ -77,7 +115,14 @@ func (f *fakeBackend) Cancel(string) bool {
 	f.cancels++
 	return true
 }
-func (f *fakeBackend) Mode() string { return "default" }
+func (f *fakeBackend) Mode() string    { return "default" }
+func (f *fakeBackend) Modes() []string { return []string{"default", "acceptEdits", "plan"} }
+func (f *fakeBackend) SetMode(_ context.Context, _, mode string) (string, error) {
+	if mode == "bypass" {
+		return "", errors.New("bypass can only be chosen at start")
+	}
+	return mode, nil
+}
 func (f *fakeBackend) Permissions(context.Context, string) ([]string, error) {
 	return []string{"mode: default (the default)", "  allow run_command(make:*)  (settings.json)"}, nil
 }
@@ -149,6 +194,10 @@ func (h *harness) key(s string) {
 		h.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	case "up":
 		h.send(tea.KeyPressMsg{Code: tea.KeyUp})
+	case "down":
+		h.send(tea.KeyPressMsg{Code: tea.KeyDown})
+	case "shift+tab":
+		h.send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
 	case "ctrl+c":
 		h.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	default:
@@ -265,6 +314,13 @@ func TestViewGolden(t *testing.T) {
 			h.event(protocol.Event{Type: protocol.EventTurnStarted})
 			h.typeLine("second, typed while busy")
 		}},
+		{"slash-menu", 80, 24, func(h *harness) {
+			h.m.input.SetValue("/")
+			h.key("down")
+		}},
+		{"slash-menu-filtered", 60, 24, func(h *harness) {
+			h.m.input.SetValue("/re")
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -357,6 +413,36 @@ func TestQueuedMessageIsEnqueuedAndShownWhenSent(t *testing.T) {
 	}
 }
 
+// TestQueuedMessageEditedAndGivenBack takes a queued message back into
+// the input box with ↑ (removing it from the queue), queues it again, and
+// then cancels the turn: the message the core gives back returns to the
+// input box as typed.
+func TestQueuedMessageEditedAndGivenBack(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("first")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.typeLine("second")
+	h.key("up")
+	if got := h.m.input.Value(); got != "second" || len(h.b.removed) != 1 || len(h.m.queued) != 0 {
+		t.Fatalf("↑ gave %q, removed %v, still queued %v", got, h.b.removed, h.m.queued)
+	}
+	h.m.input.SetValue("second, edited")
+	h.key("enter")
+	if len(h.m.queued) != 1 || h.m.queued[0].text != "second, edited" {
+		t.Fatalf("queued %+v", h.m.queued)
+	}
+	h.key("esc")
+	h.event(protocol.Event{Type: protocol.EventInputReturned,
+		Queued: []protocol.QueuedInput{{ID: h.m.queued[0].id, Content: "second, edited"}}})
+	h.send(turnDoneMsg{err: context.Canceled})
+	if got := h.m.input.Value(); got != "second, edited" {
+		t.Errorf("input after the cancel = %q, want the queued message", got)
+	}
+	if len(h.m.queued) != 0 || strings.Contains(h.screen(), "queued:") {
+		t.Errorf("still shown as queued:\n%s", h.screen())
+	}
+}
+
 func TestEscCancelsAndCtrlCTwiceQuits(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.typeLine("go")
@@ -375,6 +461,30 @@ func TestEscCancelsAndCtrlCTwiceQuits(t *testing.T) {
 	h.key("ctrl+c")
 	if !h.m.quitting {
 		t.Fatal("two Ctrl-C did not quit")
+	}
+}
+
+// TestCtrlCCancelsRunningTurn: Ctrl-C while the agent works cancels the
+// turn as Esc does and does not quit, however often it is pressed then;
+// on a typed prompt it clears the text first.
+func TestCtrlCCancelsRunningTurn(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	if h.b.cancels != 2 || h.m.quitting {
+		t.Fatalf("cancels %d, quitting %v; want the turn cancelled and mx-claw running", h.b.cancels, h.m.quitting)
+	}
+	h.send(turnDoneMsg{err: context.Canceled})
+	h.m.input.SetValue("half typed")
+	h.key("ctrl+c")
+	if h.m.input.Value() != "" || h.m.quitting {
+		t.Fatalf("input %q, quitting %v", h.m.input.Value(), h.m.quitting)
+	}
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	if !h.m.quitting {
+		t.Fatal("two Ctrl-C on an empty prompt did not quit")
 	}
 }
 
@@ -473,6 +583,232 @@ func TestCompactCommand(t *testing.T) {
 	h.typeLine("/help")
 	if !strings.Contains(h.screen(), "/compact") {
 		t.Errorf("/help lacks /compact")
+	}
+}
+
+// TestRetryDropsPartialAnswer streams part of an answer, then the request
+// is sent again (a stall): the partial text leaves the live area.
+func TestRetryDropsPartialAnswer(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: "half an ans"})
+	h.event(protocol.Event{Type: protocol.EventRetry, Attempt: 1, DelayMS: 500, Error: "the provider sent nothing for 2m0s"})
+	if s := h.screen(); strings.Contains(s, "half an ans") || !strings.Contains(s, "sending it again") {
+		t.Errorf("live area after the retry:\n%s", s)
+	}
+}
+
+// TestLongRetryWaitSaysHowLongAndEscCancels: a provider asking to wait
+// 45s: the live area counts down and says Esc cancels.
+func TestLongRetryWaitSaysHowLongAndEscCancels(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventRetry, Attempt: 1, DelayMS: 45000,
+		Error: "provider returned 429 Too Many Requests: Rate limit reached for requests per minute on this organisation"})
+	if s := h.screen(); !strings.Contains(s, "in 45s") || !strings.Contains(s, "Esc cancels") {
+		t.Errorf("live area:\n%s", s)
+	}
+	h.clock = h.clock.Add(30 * time.Second)
+	if s := h.screen(); !strings.Contains(s, "in 15s") {
+		t.Errorf("no countdown:\n%s", s)
+	}
+}
+
+// TestStepLimitOffersContinue stops a turn at its step budget: the REPL
+// says the model is not done and one key continues it.
+func TestStepLimitOffersContinue(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.event(protocol.Event{Type: protocol.EventTurnFailed, Code: protocol.CodeMaxIterations, Error: "Maximum agent iterations reached (300)"})
+	h.send(turnDoneMsg{err: errors.New("Maximum agent iterations reached (300)")})
+	s := h.screen()
+	if strings.Contains(s, "Request failed") || !strings.Contains(s, "Press c to let it continue") {
+		t.Fatalf("screen:\n%s", s)
+	}
+	h.send(tea.KeyPressMsg{Code: 'c', Text: "c"})
+	if got := h.b.waitRuns(2); len(got) != 2 || got[1] != "<continue>" {
+		t.Errorf("runs %q, want the turn continued", got)
+	}
+}
+
+// TestFailedPromptRetriedNotDuplicated fails a turn before the model
+// answered: ↑ Enter (the same prompt again) and /retry continue the
+// stored transcript instead of sending the prompt as a new message.
+func TestFailedPromptRetriedNotDuplicated(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("fix the build")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.send(turnDoneMsg{err: errors.New("connection refused")})
+	if !strings.Contains(h.screen(), "/retry") {
+		t.Fatalf("no hint to retry:\n%s", h.screen())
+	}
+	h.key("up")
+	h.key("enter")
+	if got := h.b.waitRuns(2); len(got) != 2 || got[1] != "<continue>" {
+		t.Fatalf("runs %q: the prompt was sent again as a new message", got)
+	}
+	h.send(turnDoneMsg{err: errors.New("connection refused")})
+	h.typeLine("/retry")
+	if got := h.b.waitRuns(3); len(got) != 3 || got[2] != "<continue>" {
+		t.Errorf("runs %q after /retry", got)
+	}
+}
+
+// TestToolCardCountsHiddenLinesOfWholeResult: `seq 1 500` shows four
+// lines and says 497 more (the 496 numbers and the exit line), counted on
+// the whole result, not on the event's short preview.
+func TestToolCardCountsHiddenLinesOfWholeResult(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	var out strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&out, "%d\n", i)
+	}
+	out.WriteString("[exit code 0, 0.0s]")
+	ok := true
+	h.typeLine("count")
+	h.event(protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: "c", ToolName: "run_command", Summary: "Run seq 1 500",
+		OK: &ok, Preview: out.String()[:240] + "…", Message: &protocol.Message{Role: protocol.RoleTool, Content: out.String()}})
+	if s := h.screen(); !strings.Contains(s, "… 497 more lines") {
+		t.Errorf("card:\n%s", s)
+	}
+}
+
+// TestFirstTokenLeavesOutApprovalWait: ten seconds spent answering an
+// approval before the first token are not the model's.
+func TestFirstTokenLeavesOutApprovalWait(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventTurnStarted})
+	h.event(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: "r1", ToolName: "run_command", Summary: "Run make"})
+	h.clock = h.clock.Add(10 * time.Second)
+	h.key("y")
+	h.clock = h.clock.Add(time.Second)
+	h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: "done"})
+	h.send(turnDoneMsg{})
+	if s := h.screen(); !strings.Contains(s, "first token 1.0s") {
+		t.Errorf("telemetry:\n%s", s)
+	}
+}
+
+// TestCompactionUpdatesContextUse: the status line shows the context use
+// the compaction left, not the one before it.
+func TestCompactionUpdatesContextUse(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeLine("go")
+	h.event(protocol.Event{Type: protocol.EventUsage, Usage: usage(70000, 100), ContextPercent: 72})
+	h.send(turnDoneMsg{})
+	h.typeLine("/compact")
+	h.event(protocol.Event{Type: protocol.EventCompaction, Text: "compacted 30 messages", ContextPercent: 9})
+	h.send(compactDoneMsg{done: true})
+	if s := h.screen(); !strings.Contains(s, "ctx 9%") {
+		t.Errorf("status line after /compact:\n%s", s)
+	}
+}
+
+// TestSlashMenuFiltersAndRuns: the menu lists the commands that match what
+// is typed, Enter runs the chosen one, Esc closes the menu.
+func TestSlashMenuFiltersAndRuns(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.m.input.SetValue("/co")
+	s := h.screen()
+	for _, want := range []string{"/compact", "/cost", "show tokens and estimated cost"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("menu lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "show this help") {
+		t.Errorf("menu not filtered:\n%s", s)
+	}
+	h.key("down")
+	h.key("enter")
+	if !strings.Contains(h.screen(), "tokens:") {
+		t.Errorf("Enter did not run /cost:\n%s", h.screen())
+	}
+	h.m.input.SetValue("/he")
+	h.key("esc")
+	if strings.Contains(h.screen(), "show this help") {
+		t.Errorf("Esc did not close the menu:\n%s", h.screen())
+	}
+}
+
+// TestShiftTabCyclesMode: Shift+Tab goes default → acceptEdits → plan →
+// default, shown in the status line; /permissions MODE sets it.
+func TestShiftTabCyclesMode(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	for _, want := range []string{"acceptEdits", "plan", "default"} {
+		h.key("shift+tab")
+		if h.m.mode != want || !strings.Contains(h.m.statusLine(), " · "+want+" · ") {
+			t.Fatalf("mode %q, status %q; want %s", h.m.mode, h.m.statusLine(), want)
+		}
+	}
+	h.typeLine("/permissions plan")
+	if h.m.mode != "plan" {
+		t.Errorf("/permissions plan: mode %q", h.m.mode)
+	}
+	h.typeLine("/permissions bypass")
+	if h.m.mode != "plan" || !strings.Contains(h.screen(), "bypass can only be chosen at start") {
+		t.Errorf("bypass: mode %q\n%s", h.m.mode, h.screen())
+	}
+}
+
+// TestAnswerRenderedAsItStreams streams a Markdown answer in small pieces:
+// finished blocks are printed rendered while it streams (the open one
+// stays raw in the live area), and what is printed in the end is what
+// rendering the whole answer prints.
+func TestAnswerRenderedAsItStreams(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	answer := "## Plan\n\n- read the code\n- **fix** it\n\n```go\nfunc f() {}\n```\n\nThen run the tests and report."
+	h.typeLine("go")
+	before := len(h.printed)
+	for i := 0; i < len(answer); i += 5 {
+		h.event(protocol.Event{Type: protocol.EventMessageDelta, Text: answer[i:min(i+5, len(answer))]})
+		if strings.HasPrefix(answer[i:], "```go") {
+			s := h.screen()
+			if !strings.Contains(s, "• read the code") || strings.Contains(s, "- read the code") {
+				t.Fatalf("the finished list is not rendered while streaming:\n%s", s)
+			}
+		}
+	}
+	h.event(protocol.Event{Type: protocol.EventMessageCompleted, Text: answer,
+		Message: &protocol.Message{Role: protocol.RoleAssistant, Content: answer}})
+	got := strings.Join(h.printed[before:], "\n")
+	if want := ansi.Strip(h.m.r.markdown(answer)); got != want {
+		t.Errorf("printed in parts:\n%s\n--- rendered whole:\n%s", got, want)
+	}
+}
+
+// TestApprovalShowsNumberedDiffAndExpands: an edit's approval shows the
+// change as a diff of the file with line numbers and context, wraps a
+// long line instead of cutting it, and e prints the whole of it.
+func TestApprovalShowsNumberedDiffAndExpands(t *testing.T) {
+	h := newHarness(t, 60, 40)
+	h.b.ws = t.TempDir()
+	var file strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&file, "line %d\n", i)
+	}
+	os.WriteFile(filepath.Join(h.b.ws, "f.txt"), []byte(file.String()), 0o644)
+	long := "line 10 is now a much longer line that cannot fit in sixty columns and must wrap END"
+	args, _ := json.Marshal(map[string]any{"path": "f.txt", "old_string": "line 10\n", "new_string": long + "\n"})
+	h.typeLine("edit it")
+	h.event(protocol.Event{Type: protocol.EventPermissionRequested, RequestID: "r1", ToolName: "edit_file", Summary: "Edit f.txt", Arguments: args})
+	s := h.screen()
+	for _, want := range []string{"f.txt", " 9   line 9", "10 - line 10", "10 + line 10 is now", "wrap END", "13   line 13"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("approval lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "14   line 14") {
+		t.Errorf("more than three lines of context:\n%s", s)
+	}
+	printed := len(h.printed)
+	h.key("e")
+	if all := strings.Join(h.printed[printed:], "\n"); !strings.Contains(all, "10 + line 10 is now") || !strings.Contains(all, "wrap END") {
+		t.Errorf("e did not print the change in full:\n%s", all)
+	}
+	if len(h.m.approvals) != 1 {
+		t.Error("e answered the approval")
 	}
 }
 

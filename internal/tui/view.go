@@ -17,7 +17,7 @@ const maxLiveBytes = 16 << 10
 // View renders the live area: what is in progress, the input box and the
 // status line. Everything finished has been printed above it already.
 func (m *Model) View() tea.View {
-	if m.quitting {
+	if m.quitting || m.clearing != clearNone {
 		return tea.NewView("")
 	}
 	var top, bottom []string
@@ -35,18 +35,21 @@ func (m *Model) View() tea.View {
 	if len(m.approvals) > 0 {
 		bottom = append(bottom, m.approvalView()...)
 	}
-	for _, q := range m.queued {
-		bottom = append(bottom, m.th.dim.Render(oneLine("⏸ queued: "+clean(q), m.width)))
-	}
+	bottom = append(bottom, m.queuedView()...)
+	bottom = append(bottom, m.offerView()...)
 	if m.busy && len(m.tools) == 0 && len(m.approvals) == 0 {
 		label := "Working…"
 		if m.compacting {
 			label = "Compacting…"
 		}
+		hint := "  (Esc to cancel)"
 		if m.retry != "" {
-			label = m.retry
+			// How long, that Esc cancels, then why: the reason may be cut.
+			left := max(m.retryAt.Sub(m.now()), 0).Round(time.Second)
+			label = fmt.Sprintf("Request failed; sending it again in %s (attempt %d) · Esc cancels · %s", left, m.retryAttempt+1, m.retry)
+			hint = ""
 		}
-		bottom = append(bottom, m.th.accent.Render(m.spin.View())+" "+m.th.dim.Render(oneLine(label+"  (Esc to cancel)", m.width-2)))
+		bottom = append(bottom, m.th.accent.Render(m.spin.View())+" "+m.th.dim.Render(oneLine(label+hint, m.width-2)))
 	}
 	if m.prompt != nil {
 		bottom = append(bottom, m.promptView()...)
@@ -54,6 +57,7 @@ func (m *Model) View() tea.View {
 	if m.feedback {
 		bottom = append(bottom, m.th.bold.Render("Tell the model what to do instead (Enter sends, Esc goes back):"))
 	}
+	bottom = append(bottom, m.menuView()...)
 	bottom = append(bottom, m.input.View())
 	bottom = append(bottom, m.statusLine())
 
@@ -90,7 +94,7 @@ func (m *Model) streamTail(room int) []string {
 		}
 		return s
 	}
-	if r := m.reasoning.String(); r != "" && m.stream.Len() == 0 {
+	if r := m.reasoning.String(); r != "" && m.stream.Len() == 0 && !m.answerStarted {
 		rl := strings.Split(m.r.wrap(clean(strings.TrimSpace(tail(r)))), "\n")
 		if more := len(rl) - reasoningLines; more > 0 && !m.r.fullReasoning {
 			// Collapsed: the latest lines only (Ctrl-O shows them all).
@@ -100,7 +104,7 @@ func (m *Model) streamTail(room int) []string {
 			lines = append(lines, m.th.dim.Render("┊ "+l))
 		}
 	}
-	if s := m.stream.String(); s != "" {
+	if s := m.stream.String()[m.printedTo:]; s != "" {
 		lines = append(lines, strings.Split(m.r.wrap(clean(strings.TrimRight(tail(s), "\n"))), "\n")...)
 	}
 	if len(lines) > room {
@@ -117,32 +121,27 @@ func (m *Model) approvalView() []string {
 	out := []string{m.th.warn.Render("╭ Allow " + oneLine(clean(a.ToolName), w-10) + "?")}
 	bar := m.th.warn.Render("│ ")
 	out = append(out, bar+m.th.bold.Render(oneLine(clean(a.Summary), w)))
-	detail := strings.Split(strings.TrimRight(clean(approvalDetail(a.ToolName, a.Arguments)), "\n"), "\n")
+	detail := m.approvalPreview(a, w)
 	limit := max(m.height/3, 3)
 	more := len(detail) - limit
 	if more > 0 {
 		detail = detail[:limit]
 	}
 	for _, l := range detail {
-		l = ansi.Truncate(l, w, "…")
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			l = m.th.add.Render(l)
-		case strings.HasPrefix(l, "-"):
-			l = m.th.del.Render(l)
-		}
 		out = append(out, bar+l)
 	}
-	if more > 0 {
-		out = append(out, bar+m.th.dim.Render(fmt.Sprintf("… %d more lines", more)))
+	switch {
+	case m.expanded == a.RequestID:
+		out = append(out, bar+m.th.dim.Render("(printed above in full)"))
+	case more > 0:
+		out = append(out, bar+m.th.dim.Render(fmt.Sprintf("… %d more lines · e shows all", more)))
 	}
 	if a.Error != "" {
 		out = append(out, bar+m.th.dim.Render(oneLine("why: "+clean(a.Error), w-5)))
 	}
-	keys := "[y] yes  [s] this session  [a] always  [n] no  [f] no, with feedback"
-	if m.width < 70 {
-		keys = "y once · s session · a always · n no · f feedback"
+	keys := "[y] yes  [s] this session  [a] always  [n] no  [f] no, with feedback  [e] all"
+	if m.width < 80 {
+		keys = "y once · s session · a always · n no · f feedback · e all"
 	}
 	out = append(out, m.th.warn.Render("╰ ")+m.th.bold.Render(keys))
 	if a.Text != "" {

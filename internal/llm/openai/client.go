@@ -45,6 +45,12 @@ type Config struct {
 	// Sleep waits between attempts; nil means llm.Sleep. It must return
 	// ctx's error at once when ctx ends. Tests inject it to record delays.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// IdleTimeout is how long an attempt may wait for the response's
+	// headers or the next piece of its stream; 0 means
+	// llm.DefaultIdleTimeout, a negative value waits forever. A stalled
+	// attempt is retried like a connection failure (the partial answer is
+	// dropped), and fails with an *llm.StallError when retries run out.
+	IdleTimeout time.Duration
 }
 
 // Client is an llm.Client for one OpenAI-compatible server. It is safe for
@@ -57,6 +63,7 @@ type Client struct {
 	headers [][2]string
 	sleep   func(ctx context.Context, d time.Duration) error
 	now     func() time.Time
+	idle    time.Duration
 	// decoders holds *decoder values between streams.
 	decoders sync.Pool
 	// spare opens the next connection early when the server closes each
@@ -83,6 +90,10 @@ func New(cfg Config) *Client {
 		retry:  cfg.Retry.OrDefault(),
 		sleep:  cfg.Sleep,
 		now:    time.Now,
+		idle:   cfg.IdleTimeout,
+	}
+	if c.idle == 0 {
+		c.idle = llm.DefaultIdleTimeout
 	}
 	if c.http == nil {
 		c.spare = newSpareDialer()
@@ -113,14 +124,28 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		resp, retryAfter, err := c.send(ctx, body)
+		w := watch(ctx, c.idle)
+		resp, retryAfter, err := c.send(w.ctx, body)
 		if err == nil {
-			return c.read(ctx, resp, req, onDelta)
+			resp.Body = w.body(resp.Body)
+			var out *llm.Response
+			out, err = c.read(w.ctx, resp, req, onDelta) // closes the body, and so ends w
+			if err == nil || !w.stalled() || ctx.Err() != nil {
+				if err != nil && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return out, err
+			}
 		}
+		stalled := w.stalled() && ctx.Err() == nil
+		if stalled {
+			err = &llm.StallError{After: c.idle, Started: w.read.Load()}
+		}
+		w.stop()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if !retryable(err) {
+		if !stalled && !retryable(err) {
 			return nil, err
 		}
 		delay, ok := c.retry.Next(attempt, retryAfter)

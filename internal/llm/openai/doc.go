@@ -43,7 +43,13 @@
 // Retry-After and OpenAI's retry-after-ms are honoured up to the policy's
 // MaxRetryAfter, and an x-should-retry header overrides the status. A
 // stream that fails after it started is never sent again, since the user
-// has already seen part of it.
+// has already seen part of it — with one exception: a provider that goes
+// silent (no headers, or no next piece of the stream, for
+// Config.IdleTimeout, two minutes by default) has its attempt cancelled
+// and sent again like a connection failure, announced by a retry delta so
+// that front ends drop the partial answer. Without that, a server that
+// stops mid-answer would hang the turn forever; when retries run out the
+// error is an *llm.StallError.
 //
 // # Cost per step
 //

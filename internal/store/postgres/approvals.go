@@ -179,16 +179,50 @@ WHERE session_id = $1 ORDER BY id`, sessionID)
 	return out, nil
 }
 
-// RemoveInput deletes one queued input; one that is not queued is
-// store.ErrNotFound. An input is either taken (and sent) or removed,
-// never both.
-func (s *Store) RemoveInput(ctx context.Context, sessionID string, id int64) error {
-	tag, err := s.write(ctx, `DELETE FROM queued_inputs WHERE session_id = $1 AND id = $2`, []any{sessionID, id}, nil)
+// RemoveInput removes one queued input and returns it, in one DELETE …
+// RETURNING: of a removal and the turn taking the queue, exactly one gets
+// the input. An input no longer queued is store.ErrNotFound.
+func (s *Store) RemoveInput(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error) {
+	q := protocol.QueuedInput{ID: id, SessionID: sessionID}
+	found := false
+	_, err := s.write(ctx, `DELETE FROM queued_inputs WHERE session_id = $1 AND id = $2
+RETURNING content, created_at`, []any{sessionID, id}, func(rows pgx.Rows) error {
+		if !rows.Next() {
+			return rows.Err()
+		}
+		found = true
+		return rows.Scan(&q.Content, &q.CreatedAt)
+	})
 	if err != nil {
-		return fmt.Errorf("remove queued input %d: session %s: %w", id, sessionID, leaseError(sessionID, err))
+		return q, fmt.Errorf("remove queued input %d: session %s: %w", id, sessionID, leaseError(sessionID, err))
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("queued input %d of session %s: %w", id, sessionID, store.ErrNotFound)
+	if !found {
+		return q, fmt.Errorf("remove queued input %d: session %s: %w", id, sessionID, store.ErrNotFound)
 	}
-	return nil
+	q.CreatedAt = q.CreatedAt.UTC()
+	return q, nil
+}
+
+// EditInput replaces the content of one queued input; it keeps its id and
+// so its place in the queue. An input no longer queued is
+// store.ErrNotFound.
+func (s *Store) EditInput(ctx context.Context, sessionID string, id int64, content string) (protocol.QueuedInput, error) {
+	q := protocol.QueuedInput{ID: id, SessionID: sessionID, Content: content}
+	found := false
+	_, err := s.write(ctx, `UPDATE queued_inputs SET content = $1 WHERE session_id = $2 AND id = $3
+RETURNING created_at`, []any{content, sessionID, id}, func(rows pgx.Rows) error {
+		if !rows.Next() {
+			return rows.Err()
+		}
+		found = true
+		return rows.Scan(&q.CreatedAt)
+	})
+	if err != nil {
+		return q, fmt.Errorf("edit queued input %d: session %s: %w", id, sessionID, leaseError(sessionID, err))
+	}
+	if !found {
+		return q, fmt.Errorf("edit queued input %d: session %s: %w", id, sessionID, store.ErrNotFound)
+	}
+	q.CreatedAt = q.CreatedAt.UTC()
+	return q, nil
 }

@@ -27,14 +27,14 @@ func testQueuedInputsListAndRemove(t *testing.T, b Backend) {
 	if len(got) != 3 || got[0].ID != a.ID || got[1].Content != "second" || got[2].ID != c.ID {
 		t.Fatalf("QueuedInputs = %+v", got)
 	}
-	if err := s.RemoveInput(ctx, "s", second.ID); err != nil {
+	if _, err := s.RemoveInput(ctx, "s", second.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
 		session string
 		id      int64
 	}{{"s", second.ID}, {"other", a.ID}, {"s", 9999}} {
-		if err := s.RemoveInput(ctx, bad.session, bad.id); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.RemoveInput(ctx, bad.session, bad.id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("RemoveInput(%s, %d) = %v, want ErrNotFound", bad.session, bad.id, err)
 		}
 	}

@@ -72,6 +72,7 @@ func Run(t *testing.T, b Backend) {
 		{"QueuedInputs", testQueuedInputs},
 		{"TakeInputsExactlyOnce", testTakeInputsExactlyOnce},
 		{"QueuedInputsListAndRemove", testQueuedInputsListAndRemove},
+		{"QueuedInputsListRemoveEdit", testQueuedInputsListRemoveEdit},
 		{"GrantsAuditTrust", testGrantsAuditTrust},
 		{"FileVersions", testFileVersions},
 		{"CorruptRowsAreQuarantined", testCorruptRowsAreQuarantined},

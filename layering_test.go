@@ -41,7 +41,7 @@ func TestLayering(t *testing.T) {
 		{"internal/safefile", none},
 		{"internal/llm", func(imp string) bool { return strings.HasPrefix(imp, "internal/llm") || imp == "internal/sse" }},
 		{"internal/tools", func(imp string) bool {
-			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox")
+			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox", "internal/webfetch", "internal/images", "internal/websearch")
 		}},
 		{"internal/execx", func(imp string) bool { return imp == "internal/sandbox" }},
 		{"internal/sandbox", none},
@@ -51,6 +51,9 @@ func TestLayering(t *testing.T) {
 		{"internal/config", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/safefile") }},
 		{"internal/headless", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/config", "internal/termsafe") }},
 		{"internal/termsafe", none},
+		{"internal/webfetch", none},
+		{"internal/websearch", none},
+		{"internal/images", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},

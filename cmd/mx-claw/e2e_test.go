@@ -228,7 +228,7 @@ func TestRunReadWriteAnswer(t *testing.T) {
 	if first.Messages[0].Role != "system" || first.Messages[len(first.Messages)-1].Content != "summarise notes.txt" {
 		t.Errorf("first request messages: %+v", first.Messages)
 	}
-	if want := []string{"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "apply_patch", "todo_write", "run_command", "read_tool_output", "search_history"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
+	if want := []string{"read_file", "list_dir", "glob", "grep", "write_file", "edit_file", "apply_patch", "todo_write", "run_command", "read_tool_output", "search_history", "process_output", "process_kill", "web_fetch"}; strings.Join(first.Tools, ",") != strings.Join(want, ",") {
 		t.Errorf("tools offered %v, want %v", first.Tools, want)
 	}
 	if res := toolResults(reqs[1])["c1"]; !strings.Contains(res, "second line") {

@@ -315,6 +315,7 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	if ok.code != 0 {
 		t.Fatalf("succeeding turn: exit %d\n%s", ok.code, ok.stderr)
 	}
+	searchKey, searchChildEnv := webSearchTurn(t, e, id, add)
 	for _, args := range [][]string{
 		{"model", "status"}, {"model", "list", "--session", id}, {"doctor"}, {"model", "refresh", "leaky"},
 		{"sessions", "show", id, "--json"}, {"sessions", "list", "--json"},
@@ -326,6 +327,9 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 		"plain":  key,
 		"base64": base64.StdEncoding.EncodeToString([]byte(key)),
 		"hex":    hex.EncodeToString([]byte(key)),
+		// The web_search backend's key (issue 21) follows the same rules.
+		"search key":        searchKey,
+		"search key base64": base64.StdEncoding.EncodeToString([]byte(searchKey)),
 	}
 	for i, out := range outputs {
 		for form, v := range forms {
@@ -363,7 +367,8 @@ func TestAPIKeyNeverLeaks(t *testing.T) {
 	if err != nil || !strings.Contains(string(childEnv), "PATH=") {
 		t.Fatalf("the command did not run: %v", err)
 	}
-	if strings.Contains(string(childEnv), key) || strings.Contains(string(childEnv), "MX_CLAW_") {
+	if strings.Contains(string(childEnv)+searchChildEnv, key) || strings.Contains(string(childEnv)+searchChildEnv, "MX_CLAW_") ||
+		strings.Contains(searchChildEnv, searchKey) {
 		t.Errorf("the command's environment holds the key or mx-claw settings:\n%s", childEnv)
 	}
 	reqs := e.srv.ChatRequests()

@@ -159,7 +159,7 @@ func TestDebugPromptMatchesFirstRequest(t *testing.T) {
 	}
 
 	text := e.run("", "debug", "prompt", "--cwd", e.ws)
-	for _, want := range []string{"instructions", "environment", "AGENTS.md", "tools (11)", "===== system prompt =====", "--- run_command"} {
+	for _, want := range []string{"instructions", "environment", "AGENTS.md", "tools (14)", "===== system prompt =====", "--- run_command"} {
 		if !strings.Contains(text.stdout, want) {
 			t.Errorf("debug prompt output lacks %q:\n%s", want, text.stdout)
 		}

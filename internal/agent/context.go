@@ -232,6 +232,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	msgs := make([]llm.Message, len(req))
 	for i := range req {
 		msgs[i] = toLLM(&req[i])
+		msgs[i].Images = nil // a summary is written from text
 	}
 	resp, err := t.model.Client.Stream(t.ctx, t.core.limitRequest(&llm.Request{Model: t.model.Name, Messages: msgs}), nil)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/skills"
@@ -117,6 +118,14 @@ type Options struct {
 	// OutputDir, if set, keeps the whole output of commands whose result
 	// is cut, a directory per session, for read_tool_output.
 	OutputDir string
+	// Roots returns a session's additional directories (--add-dir,
+	// /add-dir, permissions.additionalDirectories): roots beside the
+	// workspace that tools may use, with the same boundary checks and
+	// protected paths. Nil adds none; an error stops the turn.
+	Roots func(ctx context.Context, sess *protocol.Session) ([]string, error)
+	// Jobs, if set, runs the background processes of the session's
+	// commands (run_command with background: true).
+	Jobs *execx.Jobs
 	// TempJournal, if set, records the temporary files of workspace
 	// writes, so a later start can remove those of a killed process.
 	TempJournal *tools.TempJournal

@@ -61,7 +61,7 @@ func (t *turn) decide(c *call) permission.Decision {
 	}
 	req := permission.Request{
 		Tool: c.Name, Risk: string(c.tool.Risk()), Args: c.args,
-		Workspace: t.ws.Root(), Home: t.core.opts.Home,
+		Workspace: t.ws.Root(), Roots: t.ws.Allowed(), Home: t.core.opts.Home,
 	}
 	if paths, err := permission.ArgPaths(c.Name, c.args); err == nil {
 		for _, p := range paths {

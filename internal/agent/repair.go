@@ -54,7 +54,7 @@ func repairView(msgs []protocol.Message) []llm.Message {
 
 // toLLM converts one stored message into its request form.
 func toLLM(m *protocol.Message) llm.Message {
-	out := llm.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+	out := llm.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Images: llmImages(m.Images)}
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]llm.ToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {

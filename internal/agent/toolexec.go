@@ -222,6 +222,7 @@ type outcome struct {
 	content  string
 	isError  bool
 	duration time.Duration
+	images   []protocol.Image
 }
 
 // execute runs one prepared, allowed call, emitting tool.started. It
@@ -286,6 +287,11 @@ func (t *turn) runTool(c *call) ranCall {
 	}
 	env.Output = t.outputStream(c)
 	env.CommandSetup = t.commandSetup()
+	if p := t.policy; p != nil {
+		env.TrustedHost = p.NamesHost
+	}
+	env.Jobs = t.core.opts.Jobs
+	env.Images = t.readsImages()
 	t.snapshot(c)
 	start := time.Now()
 	res, err := callTool(t, c, env)
@@ -296,7 +302,7 @@ func (t *turn) runTool(c *call) ranCall {
 	case err != nil:
 		return ranCall{outcome: outcome{content: "Tool failed: " + err.Error(), isError: true, duration: d}}
 	}
-	return ranCall{outcome: outcome{content: res.Content, isError: res.IsError, duration: d}}
+	return ranCall{outcome: outcome{content: res.Content, isError: res.IsError, duration: d, images: res.Images}}
 }
 
 // after runs the PostToolUse hooks of a call that ran to its end.
@@ -324,7 +330,7 @@ func (t *turn) storeResult(c *call, o outcome) error {
 	if err := t.recordResult(c, o); err != nil {
 		return err
 	}
-	t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: o.content, ToolCallID: c.ID})
+	t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: o.content, ToolCallID: c.ID, Images: llmImages(o.images)})
 	return nil
 }
 
@@ -332,11 +338,11 @@ func (t *turn) storeResult(c *call, o outcome) error {
 // does not touch the view, so tool goroutines' results can be recorded as
 // they complete.
 func (t *turn) recordResult(c *call, o outcome) error {
-	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError}
+	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError, Images: o.images}
 	ok := !o.isError
 	return t.record([]*protocol.Message{&msg}, protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
 		ToolName: c.Name, Summary: c.summary, OK: &ok, Preview: preview(o.content),
-		DurationMS: o.duration.Milliseconds(), Message: &msg, Step: t.step})
+		DurationMS: o.duration.Milliseconds(), Message: msg.WithoutImageData(), Step: t.step})
 }
 
 // cancelRest stores a cancellation result for calls that never ran and
@@ -403,7 +409,7 @@ func (t *turn) runParallel(calls []*call) error {
 		return firstErr
 	}
 	for i, c := range calls {
-		t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: outs[i].content, ToolCallID: c.ID})
+		t.view = append(t.view, llm.Message{Role: string(protocol.RoleTool), Content: outs[i].content, ToolCallID: c.ID, Images: llmImages(outs[i].images)})
 	}
 	return nil
 }

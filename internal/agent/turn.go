@@ -46,6 +46,9 @@ type TurnRequest struct {
 	// (a custom command's prompt): requests to remember are looked for
 	// in the user's own words, not in the command's text.
 	Typed string
+	// Images are pictures sent with Input; the turn is refused before
+	// anything is stored when the model does not read images.
+	Images []protocol.Image
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -106,9 +109,13 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 			return &QueuedError{SessionID: req.SessionID, Input: q, Waiting: pending[0]}
 		}
 	}
+	if err := c.checkImages(ctx, req); err != nil {
+		return err
+	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget,
 		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed}
 	err := c.drive(ctx, setup, sink, func(t *turn) error {
+		t.images = req.Images
 		t.returnQueued() // left by a turn that ended without sending them
 		return t.run(req.Input)
 	})
@@ -211,7 +218,13 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	if w, ok := model.Client.(llm.Warmer); ok {
 		w.Warm()
 	}
-	ws, err := tools.NewWorkspace(sess.Workspace)
+	var roots []string
+	if c.opts.Roots != nil {
+		if roots, err = c.opts.Roots(ctx, sess); err != nil {
+			return &ConfigError{Err: err}
+		}
+	}
+	ws, err := tools.NewWorkspace(sess.Workspace, roots...)
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("workspace of session %s: %w", sess.ID, err)}
 	}
@@ -405,6 +418,8 @@ type turn struct {
 	seen  map[string]bool
 	usage protocol.Usage
 	step  int
+
+	images []protocol.Image // sent with the turn's user message
 }
 
 func (t *turn) emit(e protocol.Event) error {
@@ -588,7 +603,7 @@ func (t *turn) run(input string) error {
 	if t.sess.Title == "" {
 		t.sess.Title = titleOf(input)
 	}
-	user := &protocol.Message{Role: protocol.RoleUser, Content: input}
+	user := &protocol.Message{Role: protocol.RoleUser, Content: input, Images: t.images}
 	msgs = append(msgs, user)
 	// The status, the start of the turn and the user's message (with a
 	// new session's system prompt) are stored together, before the model
@@ -597,7 +612,7 @@ func (t *turn) run(input string) error {
 	evs := append([]protocol.Event{
 		{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
 		{Type: protocol.EventTurnStarted, Model: t.model.ID}},
-		append(frozen, protocol.Event{Type: protocol.EventMessageCompleted, Message: user})...)
+		append(frozen, protocol.Event{Type: protocol.EventMessageCompleted, Message: user.WithoutImageData()})...)
 	if err := t.record(msgs, evs...); err != nil {
 		return err
 	}
@@ -738,7 +753,7 @@ func (t *turn) stopped() error {
 
 // complete sends the view to the model and streams the deltas to the sink.
 func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err error) {
-	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.view, Tools: specs})
+	req := c.limitRequest(&llm.Request{Model: t.model.Name, Messages: t.viewForModel(t.view), Tools: specs})
 	start := time.Now()
 	defer func() { t.modelTime += time.Since(start) }()
 	t.partial.Reset()

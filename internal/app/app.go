@@ -51,6 +51,9 @@ type App struct {
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
+	// Jobs are the background processes of this process's sessions
+	// (run_command with background: true); Close stops them.
+	Jobs *execx.Jobs
 	// Sandbox chooses and runs the command sandbox (see sandbox.go).
 	Sandbox *sandbox.Manager
 	groups  *execx.Groups // the process groups of running commands
@@ -65,6 +68,7 @@ type App struct {
 
 	mu      sync.Mutex
 	clients map[string]llm.Client // by clientKey
+	addDirs []string              // --add-dir and /add-dir, canonical
 	// sessionModes are permission modes chosen for single sessions in
 	// this process (Driver.SetMode), by session id.
 	sessionModes sync.Map
@@ -89,6 +93,9 @@ type Options struct {
 	// Trust trusts the workspaces of this process's sessions (--trust),
 	// and remembers that.
 	Trust bool
+	// AddDirs are directories beside the workspace the sessions of this
+	// process may use (--add-dir); each must exist.
+	AddDirs []string
 	// SandboxMode is the sandbox mode chosen for this process (--sandbox);
 	// empty leaves it to the settings.
 	SandboxMode sandbox.Mode
@@ -122,9 +129,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	a := &App{Home: home, Config: cfg, Secrets: secrets, opts: opts, clients: make(map[string]llm.Client),
 		temps: tools.NewTempJournal(filepath.Join(home, TempJournalDirName))}
 	regc := make(chan registryResult, 1)
+	web, err := webTools(cfg, secrets)
+	if err != nil {
+		return nil, &agent.ConfigError{Err: err}
+	}
 	go func() {
-		reg, err := tools.NewRegistry(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills))...)
+		reg, err := tools.NewRegistry(append(append(builtin.All(), builtin.NewRunCommand(),
+			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills),
+			builtin.NewProcessOutput(), builtin.NewProcessKill()), web...)...)
 		regc <- registryResult{reg, err}
 	}()
 	choice, err := ChooseStore(home, cfg)
@@ -142,7 +154,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
 	a.Store, a.StoreChoice, a.tools = st, choice, reg
+	for _, d := range opts.AddDirs {
+		if _, err := a.AddDir(d); err != nil {
+			st.Close()
+			return nil, &agent.ConfigError{Err: fmt.Errorf("--add-dir: %w", err)}
+		}
+	}
 	a.openSandbox()
+	a.Jobs = &execx.Jobs{Groups: a.groups}
 	maxIter := opts.MaxIterations
 	if maxIter <= 0 {
 		maxIter = cfg.MaxIterations
@@ -167,6 +186,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Home:             UserHome(),
 		OutputDir:        filepath.Join(home, OutputDirName),
 		TempJournal:      a.temps,
+		Jobs:             a.Jobs,
+		Roots:            a.roots,
 		Logger:           opts.Logger,
 	})
 	if err != nil {
@@ -177,9 +198,10 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	return a, nil
 }
 
-// Close stops the MCP servers, and closes the sandbox's proxies, the
-// store and the journal of temporary files.
+// Close stops the background processes and the MCP servers, and closes
+// the sandbox's proxies, the store and the journal of temporary files.
 func (a *App) Close() error {
+	a.Jobs.Close()
 	// After this no MCP manager is made, and one made before is seen.
 	a.mcpOnce.Do(func() {})
 	if a.mcp != nil {
@@ -240,7 +262,8 @@ func (a *App) model(id string) catalog.Model {
 		over = make(map[string]catalog.Override, len(a.Config.ModelSettings))
 		for k, m := range a.Config.ModelSettings {
 			over[k] = catalog.Override{ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutputTokens,
-				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice}
+				InputPrice: m.InputPrice, CachedInputPrice: m.CachedInputPrice, OutputPrice: m.OutputPrice,
+				Images: m.Images}
 		}
 	}
 	return catalog.Lookup(id, over)

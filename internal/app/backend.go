@@ -117,16 +117,23 @@ func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(pr
 	}
 	b.mu.Lock()
 	model := b.model
-	if !slices.Contains(b.ran, sessionID) {
-		b.ran = append(b.ran, sessionID)
-	}
 	b.mu.Unlock()
+	b.noteRan(sessionID)
 	req := agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait, Budget: b.a.Budget()}
 	// "/name args" typed for a custom command runs the command's turn.
 	if err := b.expandCommand(ctx, &req, sink); err != nil {
 		return err
 	}
 	return b.a.Core.Run(ctx, req, sink)
+}
+
+// noteRan remembers that a session ran a turn, for EndSessions.
+func (b *Backend) noteRan(sessionID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !slices.Contains(b.ran, sessionID) {
+		b.ran = append(b.ran, sessionID)
+	}
 }
 
 // Continue runs a turn on the transcript as it is (after the step budget

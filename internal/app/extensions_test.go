@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,8 @@ func TestBackendExtras(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"would freeze now", "instructions", "environment", "memory", "skills", "tools (12)", "conversation", "of 1047576"} {
+	tools := fmt.Sprintf("tools (%d)", len(a.tools.Tools()))
+	for _, want := range []string{"would freeze now", "instructions", "environment", "memory", "skills", tools, "conversation", "of 1047576"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("/context lacks %q:\n%s", want, report)
 		}

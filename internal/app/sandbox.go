@@ -83,6 +83,11 @@ func (a *App) commands(ctx context.Context, sess *protocol.Session) (*execx.Runn
 	if err != nil {
 		return nil, err
 	}
+	// The session's extra directories (--add-dir) are writable as the
+	// workspace is.
+	if roots, err := a.roots(ctx, sess); err == nil {
+		cfg.WritableRoots = append(cfg.WritableRoots, roots...)
+	}
 	tmp := filepath.Join(os.TempDir(), fmt.Sprintf("mx-claw-%d", os.Getuid()), "sessions", sess.ID)
 	s, err := a.Sandbox.Session(sandbox.Policy{Config: cfg, Workspace: sess.Workspace, TmpDir: tmp})
 	if err != nil {

@@ -41,6 +41,8 @@ type Model struct {
 	InputPrice       *float64
 	CachedInputPrice *float64
 	OutputPrice      *float64
+	// Images says the model reads images sent as image content parts.
+	Images bool
 }
 
 // Override changes what the table says about one model. It is the shape of
@@ -52,6 +54,8 @@ type Override struct {
 	InputPrice       *float64 `json:"inputPrice,omitempty"`
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
+	// Images says whether the model reads images.
+	Images *bool `json:"images,omitempty"`
 }
 
 // Validate reports the first field of o that Lookup would ignore: a window
@@ -100,6 +104,10 @@ func (o Override) apply(m Model) Model {
 	set(&m.InputPrice, o.InputPrice)
 	set(&m.CachedInputPrice, o.CachedInputPrice)
 	set(&m.OutputPrice, o.OutputPrice)
+	if o.Images != nil {
+		m.Images = *o.Images
+		m.Overridden = true
+	}
 	return m
 }
 
@@ -188,6 +196,7 @@ func (e *entry) model(id string) Model {
 		ID: id, Provider: e.provider, Name: e.name, Known: true,
 		ContextWindow: e.window, MaxOutput: e.maxOutput,
 		InputPrice: price(e.input), CachedInputPrice: price(e.cached), OutputPrice: price(e.output),
+		Images: e.images,
 	}
 }
 

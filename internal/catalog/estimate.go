@@ -187,5 +187,10 @@ func EstimateMessage(m *protocol.Message) int {
 	if m.ToolCallID != "" {
 		t += Estimate(m.ToolCallID)
 	}
-	return t
+	return t + len(m.Images)*ImageTokens
 }
+
+// ImageTokens is what an image is counted as: about what OpenAI bills for
+// a picture of the size images.Prepare allows (scaled to 768 pixels on
+// its short side: four 512-pixel tiles at 170 tokens, plus 85).
+const ImageTokens = 765

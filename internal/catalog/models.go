@@ -10,6 +10,8 @@ type entry struct {
 	window, maxOutput int
 	input, cached     float64
 	output            float64
+	// images says the model reads images (image content parts).
+	images bool
 }
 
 // builtin is the model table. It is never written after initialisation;
@@ -35,29 +37,32 @@ type entry struct {
 // with time-of-day prices and may remap or retire these aliases: override
 // the prices in config if the bill differs. The windows take "128K" as
 // 128,000 rather than 131,072, the conservative reading.
+//
+// Images: every OpenAI model listed reads images (its model page lists
+// image input); DeepSeek's chat API takes text only.
 var builtin = [...]entry{
 	{provider: "openai", name: "gpt-4.1", aliases: []string{"gpt-4.1-2025-04-14"},
-		window: 1_047_576, maxOutput: 32_768, input: 2.00, cached: 0.50, output: 8.00},
+		window: 1_047_576, maxOutput: 32_768, input: 2.00, cached: 0.50, output: 8.00, images: true},
 	{provider: "openai", name: "gpt-4.1-mini", aliases: []string{"gpt-4.1-mini-2025-04-14"},
-		window: 1_047_576, maxOutput: 32_768, input: 0.40, cached: 0.10, output: 1.60},
+		window: 1_047_576, maxOutput: 32_768, input: 0.40, cached: 0.10, output: 1.60, images: true},
 	{provider: "openai", name: "gpt-4.1-nano", aliases: []string{"gpt-4.1-nano-2025-04-14"},
-		window: 1_047_576, maxOutput: 32_768, input: 0.10, cached: 0.025, output: 0.40},
+		window: 1_047_576, maxOutput: 32_768, input: 0.10, cached: 0.025, output: 0.40, images: true},
 	{provider: "openai", name: "gpt-4o", aliases: []string{"gpt-4o-2024-08-06", "gpt-4o-2024-11-20"},
-		window: 128_000, maxOutput: 16_384, input: 2.50, cached: 1.25, output: 10.00},
+		window: 128_000, maxOutput: 16_384, input: 2.50, cached: 1.25, output: 10.00, images: true},
 	{provider: "openai", name: "gpt-4o-mini", aliases: []string{"gpt-4o-mini-2024-07-18"},
-		window: 128_000, maxOutput: 16_384, input: 0.15, cached: 0.075, output: 0.60},
+		window: 128_000, maxOutput: 16_384, input: 0.15, cached: 0.075, output: 0.60, images: true},
 	{provider: "openai", name: "o4-mini", aliases: []string{"o4-mini-2025-04-16"},
-		window: 200_000, maxOutput: 100_000, input: 1.10, cached: 0.275, output: 4.40},
+		window: 200_000, maxOutput: 100_000, input: 1.10, cached: 0.275, output: 4.40, images: true},
 	{provider: "openai", name: "o3", aliases: []string{"o3-2025-04-16"},
-		window: 200_000, maxOutput: 100_000, input: 2.00, cached: 0.50, output: 8.00},
+		window: 200_000, maxOutput: 100_000, input: 2.00, cached: 0.50, output: 8.00, images: true},
 	// The gpt-5 family accepts at most 272,000 input tokens: the window
 	// minus the output limit.
 	{provider: "openai", name: "gpt-5", aliases: []string{"gpt-5-2025-08-07"},
-		window: 400_000, maxOutput: 128_000, input: 1.25, cached: 0.125, output: 10.00},
+		window: 400_000, maxOutput: 128_000, input: 1.25, cached: 0.125, output: 10.00, images: true},
 	{provider: "openai", name: "gpt-5-mini", aliases: []string{"gpt-5-mini-2025-08-07"},
-		window: 400_000, maxOutput: 128_000, input: 0.25, cached: 0.025, output: 2.00},
+		window: 400_000, maxOutput: 128_000, input: 0.25, cached: 0.025, output: 2.00, images: true},
 	{provider: "openai", name: "gpt-5-nano", aliases: []string{"gpt-5-nano-2025-08-07"},
-		window: 400_000, maxOutput: 128_000, input: 0.05, cached: 0.005, output: 0.40},
+		window: 400_000, maxOutput: 128_000, input: 0.05, cached: 0.005, output: 0.40, images: true},
 
 	{provider: "deepseek", name: "deepseek-chat",
 		window: 128_000, maxOutput: 8_192, input: 0.28, cached: 0.028, output: 0.42},

@@ -72,7 +72,8 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode})
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode,
+		AddDirs: f.perm.addDirs})
 	if err != nil {
 		return err
 	}

@@ -156,6 +156,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newACPCmd(stdio), newAppServerCmd(stdio))
 	root.AddCommand(newServeCmd(stdio))
 	root.AddCommand(newMemoryCmd(stdio), newSkillsCmd(stdio), newPluginsCmd(stdio))
+	root.AddCommand(newInitCmd(stdio))
 	return root
 }
 

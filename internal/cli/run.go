@@ -36,6 +36,7 @@ type runFlags struct {
 	maxTokens     int64
 	maxBudgetUSD  float64
 	maxTime       time.Duration
+	images        []string
 }
 
 // permFlags are the permission flags shared by run, approve and reject.
@@ -45,6 +46,7 @@ type permFlags struct {
 	onAsk   string
 	trust   bool
 	sandbox string
+	addDirs []string
 }
 
 func (p *permFlags) register(fl *pflag.FlagSet) {
@@ -53,6 +55,7 @@ func (p *permFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&p.onAsk, "on-ask", "deny", "when a call needs approval: deny it (tell the model) or pause (exit 4; resume with mx-claw approve)")
 	fl.BoolVar(&p.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
 	AddSandboxFlag(fl, &p.sandbox)
+	fl.StringArrayVar(&p.addDirs, "add-dir", nil, "a directory beside the workspace the tools may also use (repeatable)")
 }
 
 // options turns the flags into app options and the turn's ask policy.
@@ -110,6 +113,7 @@ Exit codes: 0 done, 1 turn failed, 2 usage or config error, 3 budget spent
 	fl.Int64Var(&f.maxTokens, "max-tokens", 0, "stop the turn between steps once it used this many tokens (exit 3)")
 	fl.Float64Var(&f.maxBudgetUSD, "max-budget-usd", 0, "stop the turn between steps once its estimated cost reaches this (exit 3)")
 	fl.DurationVar(&f.maxTime, "max-time", 0, "stop the turn between steps after this long, e.g. 10m (exit 3)")
+	fl.StringArrayVar(&f.images, "image", nil, "attach an image file to the prompt, for models that read images (repeatable)")
 	f.perm.register(fl)
 	return cmd
 }
@@ -143,7 +147,12 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode, Headless: true})
+	imgs, err := app.LoadImages("", f.images)
+	if err != nil {
+		return usageErr(err)
+	}
+	a, err := openApp(ctx, app.Options{MaxIterations: f.maxIterations, Mode: mode, Trust: f.perm.trust, SandboxMode: sbMode,
+		AddDirs: f.perm.addDirs, Headless: true})
 	if err != nil {
 		return err
 	}
@@ -184,6 +193,11 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(imgs) > 0 {
+		if err := a.Core.CheckImages(model.ID); err != nil {
+			return err
+		}
+	}
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	if sess == nil {
 		sess, err = a.Core.CreateSession(ctx, ws, model.ID, printer.Handle)
@@ -201,6 +215,7 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		MaxIterations: f.maxIterations,
 		OnAsk:         onAsk,
 		Budget:        budget(a, f),
+		Images:        imgs,
 	}, printer.Handle)
 	if endErr := a.Core.EndSession(context.WithoutCancel(ctx), sess.ID, "other", printer.Handle); endErr != nil && err == nil {
 		err = endErr

@@ -25,6 +25,7 @@ type tuiFlags struct {
 	mode    string
 	trust   bool
 	sandbox string
+	addDirs []string
 }
 
 func (f *tuiFlags) register(fl *pflag.FlagSet) {
@@ -34,6 +35,7 @@ func (f *tuiFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan or bypass (default: settings, else default)")
 	fl.BoolVar(&f.trust, "trust", false, "trust this workspace's own settings and hooks (remembered)")
 	AddSandboxFlag(fl, &f.sandbox)
+	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "a directory beside the workspace the tools may also use (repeatable)")
 }
 
 // runTUI opens the interactive UI in the current directory: on a new
@@ -64,7 +66,7 @@ func runTUI(ctx context.Context, stdio IO, f tuiFlags) error {
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust, SandboxMode: sbMode})
+	a, err := openApp(ctx, app.Options{Mode: mode, Trust: f.trust, SandboxMode: sbMode, AddDirs: f.addDirs})
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,9 @@ type Config struct {
 	ModelSettings map[string]ModelSettings `json:"modelSettings,omitempty"`
 	// Skills configures skills and skill proposals.
 	Skills Skills `json:"skills,omitzero"`
+	// WebSearch is the search service of the web_search tool; without
+	// it the tool is not offered.
+	WebSearch *WebSearch `json:"webSearch,omitempty"`
 	// Store and LeaseTTL choose the session store (see store.go).
 	Store    string `json:"store,omitempty"`
 	LeaseTTL string `json:"leaseTTL,omitempty"`
@@ -78,14 +81,27 @@ type Config struct {
 }
 
 // ModelSettings are what the user says of a model, over the built-in
-// catalog: its context window, output limit and USD prices per million
-// tokens.
+// catalog: its context window, output limit, USD prices per million
+// tokens and whether it reads images.
 type ModelSettings struct {
 	ContextWindow    *int     `json:"contextWindow,omitempty"`
 	MaxOutputTokens  *int     `json:"maxOutputTokens,omitempty"`
 	InputPrice       *float64 `json:"inputPrice,omitempty"`
 	CachedInputPrice *float64 `json:"cachedInputPrice,omitempty"`
 	OutputPrice      *float64 `json:"outputPrice,omitempty"`
+	// Images says whether the model reads images (attached pictures,
+	// read_file of an image); it overrides the catalog's flag.
+	Images *bool `json:"images,omitempty"`
+}
+
+// WebSearch names the web_search tool's backend: "searxng" with the URL
+// of an instance (its JSON API), or "brave" (the Brave Search API; URL
+// optional). A key, where the backend needs one, comes from the secret
+// chain under the name "websearch" (MX_CLAW_API_KEY_WEBSEARCH, or
+// provider:websearch in a store), never from this file.
+type WebSearch struct {
+	Backend string `json:"backend"`
+	URL     string `json:"url,omitempty"`
 }
 
 // Skills configures skills: how many the index of a new session lists,
@@ -174,6 +190,17 @@ func Load(home string) (*Config, error) {
 	c.CompactThreshold = f.CompactThreshold
 	c.ModelSettings = f.ModelSettings
 	c.Budget = f.Budget
+	c.WebSearch = f.WebSearch
+	if ws := f.WebSearch; ws != nil {
+		switch ws.Backend {
+		case "searxng", "brave":
+		default:
+			return nil, fmt.Errorf("config %s: webSearch.backend %q: want \"searxng\" or \"brave\"", path, ws.Backend)
+		}
+		if ws.Backend == "searxng" && ws.URL == "" {
+			return nil, fmt.Errorf("config %s: webSearch: a searxng backend needs \"url\", the instance's address", path)
+		}
+	}
 	c.Skills = f.Skills
 	if f.Skills.MinProposalCalls < 0 || f.Skills.IndexSize < 0 {
 		return nil, fmt.Errorf("config %s: skills values must not be negative", path)
@@ -232,7 +259,7 @@ func (c *Config) Exists() bool { return c.exists }
 // keys are never written.
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
-		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills,
+		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills, WebSearch: c.WebSearch,
 		StreamIdleTimeout: c.StreamIdleTimeout, Store: c.Store, LeaseTTL: c.LeaseTTL,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {

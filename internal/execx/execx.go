@@ -1,7 +1,11 @@
 // Package execx runs shell commands for tools: in their own process group
 // (killed, with everything it started, on timeout, on cancellation and when
 // the command ends), with an environment built from an allow-list, output
-// streamed as it comes and captured as head + tail within a cap.
+// streamed as it comes and captured as head + tail within a cap. [Jobs]
+// runs the same kind of command in the background — a dev server, a
+// watcher — with its output kept for later reads, and kills its group
+// when it is stopped, when mx-claw exits, and (through the records of
+// [Groups]) after a crash, at the next start.
 //
 // A [Runner] runs them inside a session's sandbox (sandbox.Session), which
 // also sets their resource limits, and records their process groups

@@ -18,6 +18,18 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Images are pictures sent with the message, for models that read
+	// them: a user message carries them as image content parts; a tool
+	// result's go in a user message after the results (chat completions
+	// take images only from users).
+	Images []Image `json:"-"`
+}
+
+// Image is one picture of a message: its media type and the encoded file
+// in standard base64.
+type Image struct {
+	MIME string
+	Data string
 }
 
 // ToolCall is one complete tool call of a response. Arguments is the raw

@@ -27,6 +27,12 @@ type Request struct {
 	Workdir string
 	// Workspace is the canonical workspace root.
 	Workspace string
+	// Roots are the session's additional directories (--add-dir,
+	// permissions.additionalDirectories), canonical. They count as the
+	// workspace does for the mode's write allowance, for reads outside
+	// the workspace and for protected paths (judged from the root that
+	// holds a path); path rules stay relative to Workspace.
+	Roots []string
 	// Home is the user's canonical home directory (for ~ in rules and
 	// commands).
 	Home string
@@ -158,9 +164,12 @@ type PartDecision struct {
 func (p *Policy) Decide(req Request) Decision {
 	req = fillRequest(req)
 	var d Decision
-	if req.Tool == CommandTool {
+	switch {
+	case req.Tool == CommandTool:
 		d = p.decideCommand(req)
-	} else {
+	case req.Tool == WebFetchTool || req.Tool == WebSearchTool:
+		d = p.decideWeb(req)
+	default:
 		d = p.decidePaths(req)
 	}
 	d.Tool = req.Tool
@@ -324,9 +333,9 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	case ModeBypass:
 		return set(Allow, Source{Kind: SourceMode, Mode: mode}, "bypass mode allows "+quoted)
 	case ModeAcceptEdits:
-		if part.Kind == PartRedirect && part.Path != "" && within(req.Workspace, part.Path) &&
-			within(req.Workspace, resolvePath(part.Path)) {
-			if why := protectedWrite(part.Path, req.Workspace); why != "" {
+		if root := req.rootOf(part.Path); part.Kind == PartRedirect && part.Path != "" && root != "" &&
+			req.rootOf(resolvePath(part.Path)) == root {
+			if why := protectedWrite(part.Path, root); why != "" {
 				return set(Ask, Source{Kind: SourceHardCheck, Check: CheckProtected},
 					fmt.Sprintf("%s needs approval: %s is protected: %s", quoted,
 						displayPath(part.Path, req.Workspace, req.Home), why))
@@ -368,6 +377,20 @@ func combine(pds []PartDecision) Decision {
 	}
 	b := pds[best]
 	return Decision{Action: b.Action, Source: b.Source, Reason: b.Reason, Parts: pds}
+}
+
+// rootOf returns the workspace or the additional root that holds the
+// canonical path p, or "" if none does.
+func (req Request) rootOf(p string) string {
+	if req.Workspace != "" && within(req.Workspace, p) {
+		return req.Workspace
+	}
+	for _, r := range req.Roots {
+		if within(r, p) {
+			return r
+		}
+	}
+	return ""
 }
 
 // risk normalises a request's risk.
@@ -444,8 +467,8 @@ func (p *Policy) judgePath(req Request, path string) PartDecision {
 		return set(Allow, modeSrc, mode.String()+" mode allows reading")
 	case mode == ModeBypass:
 		return set(Allow, modeSrc, "bypass mode allows "+what)
-	case mode == ModeAcceptEdits && rk == "write" && path != "" && within(req.Workspace, path):
-		if why := protectedWrite(path, req.Workspace); why != "" {
+	case mode == ModeAcceptEdits && rk == "write" && path != "" && req.rootOf(path) != "":
+		if why := protectedWrite(path, req.rootOf(path)); why != "" {
 			return set(Ask, Source{Kind: SourceHardCheck, Check: CheckProtected},
 				what+" needs approval: "+displayPath(path, req.Workspace, req.Home)+" is protected: "+why)
 		}

@@ -92,6 +92,12 @@
 //     list_dir, glob and grep (which leave denied files out of their
 //     results, see [Policy.ReadDenied]) and the files shell commands name;
 //     `edit_file(…)` rules also cover write_file and apply_patch.
+//   - `web_fetch(domain:docs.python.org)` matches a URL whose host is
+//     docs.python.org or one of its subdomains (dot-suffix on the parsed
+//     host: `domain:python.org` does not match python.org.evil.net). Such
+//     an allow rule also lets web_fetch reach the host on a loopback or
+//     private address ([Policy.NamesHost]). web_fetch and web_search ask
+//     in every mode but bypass unless a rule decides.
 //   - A tool name may contain `*` (`*`, `mcp__github__*`), matching any
 //     tool name of that shape; such a rule cannot take a pattern.
 //   - The Claude Code tool names Bash, Read, Edit, MultiEdit, Write, Glob,

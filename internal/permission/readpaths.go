@@ -165,7 +165,7 @@ func (p *Policy) readsBeyond(part *CommandPart, paths, unknown []string, req Req
 		switch {
 		case part.cwd == "":
 			return "it runs in a directory that cannot be known before it runs"
-		case !within(req.Workspace, resolvePath(part.cwd)):
+		case req.rootOf(resolvePath(part.cwd)) == "":
 			return "it runs in " + displayPath(part.cwd, req.Workspace, req.Home) + ", outside the workspace"
 		}
 	}
@@ -173,7 +173,7 @@ func (p *Policy) readsBeyond(part *CommandPart, paths, unknown []string, req Req
 		if slices.Contains(harmlessDevices, np) || strings.HasPrefix(np, "/dev/fd/") {
 			continue
 		}
-		if req.Workspace != "" && (!within(req.Workspace, np) || !within(req.Workspace, resolvePath(np))) {
+		if req.Workspace != "" && (req.rootOf(np) == "" || req.rootOf(resolvePath(np)) == "") {
 			return "it reads " + displayPath(np, req.Workspace, req.Home) + ", outside the workspace"
 		}
 	}

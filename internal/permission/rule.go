@@ -28,6 +28,7 @@ type Rule struct {
 	kind  ruleKind
 	words []string // command words of a prefix or simple exact rule
 	whole string   // canonical command line of an exact rule
+	host  string   // host of a domain rule
 }
 
 type ruleKind int
@@ -37,6 +38,7 @@ const (
 	rulePrefix                 // run_command(go test:*)
 	ruleExact                  // run_command(npm run build)
 	rulePath                   // read_file(src/**)
+	ruleDomain                 // web_fetch(domain:example.com)
 )
 
 // String returns the rule as written.
@@ -44,7 +46,8 @@ func (r Rule) String() string { return r.Text }
 
 // ParseRule parses `tool` or `tool(pattern)`. For run_command the pattern
 // is a command prefix ending in `:*` (or ` *`), `*` for any command, or an
-// exact command; for other tools it is a doublestar path glob. Errors are
+// exact command; for web_fetch it is `domain:HOST` (see WebFetchTool); for
+// other tools it is a doublestar path glob. Errors are
 // *RuleError values matching ErrInvalidRule.
 func ParseRule(s string) (Rule, error) {
 	fail := func(problem string) (Rule, error) { return Rule{}, &RuleError{Rule: s, Problem: problem} }
@@ -77,6 +80,12 @@ func ParseRule(s string) (Rule, error) {
 		return fail("a tool name with * cannot take a pattern")
 	}
 	r := Rule{Text: s, Tool: canonicalTool(tool), Pattern: pat}
+	if r.Tool == WebFetchTool {
+		if p := r.parseDomain(pat); p != "" {
+			return fail(p)
+		}
+		return r, nil
+	}
 	if r.Tool == CommandTool {
 		if p := r.parseCommand(pat); p != "" {
 			return fail(p)
@@ -134,6 +143,10 @@ func canonicalTool(name string) string {
 		return "grep"
 	case "LS":
 		return "list_dir"
+	case "WebFetch":
+		return WebFetchTool
+	case "WebSearch":
+		return WebSearchTool
 	}
 	return name
 }

@@ -42,6 +42,9 @@ type Message struct {
 	// Model is the exact model ("provider/model") that produced an
 	// assistant message.
 	Model string `json:"model,omitempty"`
+	// Images are pictures a user message or a tool result carries, for
+	// models that read images.
+	Images []Image `json:"images,omitempty"`
 }
 
 // ToolCall is a model's request to run one tool.

@@ -67,6 +67,9 @@ type Result struct {
 	Content string
 	// IsError marks a result that reports a failure.
 	IsError bool
+	// Images are pictures the result carries (read_file of an image),
+	// for models that read images (Env.Images).
+	Images []protocol.Image
 }
 
 // Env is what a tool may use of the world: the workspace it works in and a
@@ -109,6 +112,17 @@ type Env struct {
 	// deny rule or a secret store covers it. grep, glob and list_dir skip
 	// such entries and everything beneath them.
 	Hidden func(abs string) bool
+	// TrustedHost, if set, reports whether a permission rule names a host
+	// (web_fetch(domain:HOST)): web_fetch may then reach it even on a
+	// loopback or private address.
+	TrustedHost func(host string) bool
+	// Jobs, if set, runs the background processes of run_command
+	// (background: true), which process_output reads and process_kill
+	// stops. Nil means background processes are not available.
+	Jobs *execx.Jobs
+	// Images says the session's model reads images: read_file then
+	// returns an image file as a picture instead of refusing it.
+	Images bool
 	// Editor, if set, is the user's editor: the file tools read and
 	// write text files through it (see Editor).
 	Editor Editor

@@ -25,6 +25,9 @@ var slashCommands = []slashCommand{
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/retry", "", "send the last request again (after a failure or a step limit)"},
 	{"/todo", "", "show the model's task list"},
+	{"/ps", "[kill ID]", "list background processes, or stop one"},
+	{"/add-dir", "[DIR]", "let the tools use a directory beside the workspace"},
+	{"/init", "[instructions]", "write or improve AGENTS.md for this repository"},
 	{"/cost", "", "show tokens and estimated cost"},
 	{"/reasoning", "", "print the last answer's reasoning in full"},
 	{"/clear", "", "clear the screen"},
@@ -111,6 +114,12 @@ func (m *Model) command(text string) []tea.Cmd {
 		} else {
 			m.print(m.todoList())
 		}
+	case "/ps":
+		return m.psCommand(args)
+	case "/add-dir":
+		return m.addDirCommand(text)
+	case "/init":
+		return m.initCommand(text)
 	case "/cost":
 		m.print(m.costReport())
 	case "/reasoning":

@@ -163,7 +163,12 @@ func (m *Model) submit() []tea.Cmd {
 		return m.command(text)
 	}
 	send, atts, refused := attachMentions(m.backend.Workspace(), text)
+	imgs, badImgs := imageMentions(m.backend.Workspace(), text)
+	refused = append(refused, badImgs...)
 	if m.busy {
+		if len(imgs) > 0 {
+			refused = append(refused, "images are not queued: send them again once the turn has ended")
+		}
 		m.printAttachments(atts, refused)
 		return []tea.Cmd{m.enqueue(text, send)}
 	}
@@ -172,7 +177,8 @@ func (m *Model) submit() []tea.Cmd {
 	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)
-	m.turnInput = raw
+	m.printImages(imgs)
+	m.turnInput, m.turnImages = raw, imgs
 	cmds := m.startTurn(send)
 	m.turnPrompt = text
 	return cmds

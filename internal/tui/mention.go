@@ -227,6 +227,9 @@ func attachMentions(root, text string) (string, []attachment, []string) {
 			continue
 		}
 		typed := w[1:]
+		if isImagePath(typed) {
+			continue // sent as an image (images.go)
+		}
 		a, err := readMention(root, typed)
 		if errors.Is(err, os.ErrNotExist) {
 			// "see @main.go," — try without trailing punctuation.

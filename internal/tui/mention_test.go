@@ -101,7 +101,8 @@ func TestAttachMentionsRefusesOutsideAndBinary(t *testing.T) {
 	if strings.Contains(send, "secret\n") {
 		t.Error("the outside file's content was attached")
 	}
-	want := []string{"outside the workspace", "outside the workspace", "outside the workspace", "outside the workspace", "not a text file", "not a text file"}
+	// @img.png is left to imageMentions, which sends it as an image.
+	want := []string{"outside the workspace", "outside the workspace", "outside the workspace", "outside the workspace", "not a text file"}
 	if len(refused) != len(want) {
 		t.Fatalf("refused = %q", refused)
 	}

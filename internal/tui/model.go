@@ -99,6 +99,8 @@ type Model struct {
 	hist          *inputHistory
 	turnInput     string // the input of the running turn, as typed
 
+	turnImages []string // the images sent with the running turn (images.go)
+
 	sess  protocol.Session
 	model string
 	mode  string
@@ -484,8 +486,10 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 // startTurn sends input as a turn (input "" sends only what is queued).
 func (m *Model) startTurn(input string) []tea.Cmd {
 	b, sid := m.backend, m.sess.ID
+	imgs := m.turnImages
+	m.turnImages = nil
 	return m.startRun(func(ctx context.Context, sink func(protocol.Event)) error {
-		return b.Run(ctx, sid, input, sink)
+		return runTurn(ctx, b, sid, input, imgs, sink)
 	})
 }
 

@@ -20,11 +20,23 @@ func appendRequest(dst []byte, req *llm.Request) []byte {
 	dst = append(dst, `{"model":`...)
 	dst = appendString(dst, req.Model)
 	dst = append(dst, `,"messages":[`...)
+	var toolImages []llm.Image
 	for i := range req.Messages {
+		m := &req.Messages[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendMessage(dst, &req.Messages[i])
+		dst = appendMessage(dst, m)
+		if m.Role == "tool" {
+			toolImages = append(toolImages, m.Images...)
+			if next := i + 1; len(toolImages) > 0 && (next == len(req.Messages) || req.Messages[next].Role != "tool") {
+				// Chat completions take images only from users: those
+				// of the results just sent follow them.
+				dst = append(dst, ',')
+				dst = appendMessage(dst, &llm.Message{Role: "user", Content: toolImagesNote, Images: toolImages})
+				toolImages = nil
+			}
+		}
 	}
 	dst = append(dst, ']')
 	if len(req.Tools) > 0 {
@@ -58,11 +70,16 @@ func appendRequest(dst []byte, req *llm.Request) []byte {
 	return append(dst, '}')
 }
 
+// toolImagesNote introduces the images of tool results.
+const toolImagesNote = "The images the tool calls above returned, in order:"
+
 func appendMessage(dst []byte, m *llm.Message) []byte {
 	dst = append(dst, `{"role":`...)
 	dst = appendString(dst, m.Role)
 	dst = append(dst, `,"content":`...)
-	if m.Content == "" && len(m.ToolCalls) > 0 {
+	if len(m.Images) > 0 && m.Role != "tool" {
+		dst = appendParts(dst, m)
+	} else if m.Content == "" && len(m.ToolCalls) > 0 {
 		dst = append(dst, "null"...)
 	} else {
 		dst = appendString(dst, m.Content)
@@ -91,6 +108,38 @@ func appendMessage(dst []byte, m *llm.Message) []byte {
 	return append(dst, '}')
 }
 
+// appendParts appends a content array: the text, then each image as an
+// OpenAI image_url part with a data: URL.
+func appendParts(dst []byte, m *llm.Message) []byte {
+	dst = append(dst, '[')
+	if m.Content != "" {
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = appendString(dst, m.Content)
+		dst = append(dst, "},"...)
+	}
+	for i, img := range m.Images {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"image_url","image_url":{"url":"data:`...)
+		for _, c := range []byte(img.MIME) {
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '+' || c == '.' || c == '-' {
+				dst = append(dst, c)
+			}
+		}
+		dst = append(dst, ";base64,"...)
+		for _, c := range []byte(img.Data) {
+			// Base64's alphabet only: the text is copied into a JSON
+			// string as it is.
+			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' {
+				dst = append(dst, c)
+			}
+		}
+		dst = append(dst, `"}}`...)
+	}
+	return append(dst, ']')
+}
+
 // requestSize estimates the size of req's body, so that it is built in one
 // allocation in the common case.
 func requestSize(req *llm.Request) int {
@@ -98,6 +147,9 @@ func requestSize(req *llm.Request) int {
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		n += 48 + len(m.Role) + len(m.Content) + len(m.ToolCallID)
+		for _, img := range m.Images {
+			n += 160 + len(img.Data)
+		}
 		for _, c := range m.ToolCalls {
 			n += 80 + len(c.ID) + len(c.Name) + len(c.Arguments)
 		}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mx-claw/mx-claw/internal/images"
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
@@ -134,6 +135,11 @@ func (t *readFile) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 			env.Files.RecordRead(abs, nil, guardFI)
 		}
 		return tools.Result{Content: fmt.Sprintf("%s is empty (0 bytes).", rel)}, nil
+	}
+	if images.Sniff(head) != "" {
+		if res, ok, err := readImage(env, head, f, rel, fi.Size()); ok {
+			return res, err
+		}
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		kind := guessFileType(head, filepath.Base(abs))

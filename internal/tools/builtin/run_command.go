@@ -41,6 +41,10 @@ const runCommandSchema = `{
       "type": "string",
       "maxLength": 300,
       "description": "With escalate: one line telling the user why the command must run outside the sandbox."
+    },
+    "background": {
+      "type": "boolean",
+      "description": "Start it in the background and return its id at once."
     }
   },
   "required": ["command"],
@@ -71,6 +75,7 @@ type runCommandArgs struct {
 	Timeout       int    `json:"timeout"`
 	Escalate      bool   `json:"escalate"`
 	Justification string `json:"justification"`
+	Background    bool   `json:"background"`
 }
 
 func (*runCommand) Name() string            { return "run_command" }
@@ -89,6 +94,9 @@ func (*runCommand) Summary(args json.RawMessage) string {
 	}
 	if a.Escalate {
 		return "Run outside the sandbox: " + cmd
+	}
+	if a.Background {
+		return "Run in the background: " + cmd
 	}
 	return "Run " + cmd
 }
@@ -137,6 +145,9 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 	runner := env.Commands
 	if a.Escalate {
 		runner = runner.Unconfined()
+	}
+	if a.Background {
+		return rc.startBackground(env, runner, a.Command, script, dir)
 	}
 	// The whole output goes to a file as it comes; it is kept only if the
 	// result has to be cut.

@@ -41,8 +41,12 @@ const InterruptedError = "Turn interrupted: the process running it ended, or cou
 // store the turn's end) get status failed and a turn.failed event, so no
 // session stays running for ever. A session a live process holds is left
 // alone. It returns the ids of the sessions it recovered.
+//
+// It holds each lease under an owner of its own, not the Core's: a turn
+// this Core starts on the session meanwhile then finds the lease held and
+// waits, instead of sharing it and losing it when the recovery lets go.
 func (c *Core) RecoverInterrupted(ctx context.Context) ([]string, error) {
-	return recoverInterrupted(ctx, c.opts.Store, c.opts.Owner, c.running)
+	return recoverInterrupted(ctx, c.opts.Store, store.NewOwner(), c.running)
 }
 
 // RecoverInterrupted is Core.RecoverInterrupted for a process that has no

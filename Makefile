@@ -52,6 +52,10 @@ test-deps:
 		mkdir -p "$(MX_CLAW_TEST_NPM_DIR)" && \
 		npm install --prefix "$(MX_CLAW_TEST_NPM_DIR)" --no-audit --no-fund --loglevel=error $(MCP_NPM_PACKAGES) >/dev/null; \
 	else echo "test-deps: no npm here; the MCP tests against real servers skip"; fi
+	@# gopls, the language server the diagnostics tests drive (they find it on
+	@# PATH or in $$(go env GOPATH)/bin). Pinned: newer ones need a newer Go.
+	@if command -v gopls >/dev/null 2>&1 || [ -x "$$($(GO) env GOPATH)/bin/gopls" ]; then :; \
+	else $(GO) install golang.org/x/tools/gopls@v0.23.0 || echo "test-deps: gopls could not be installed; the LSP tests skip"; fi
 
 vet:
 	$(GO) vet ./...
@@ -61,7 +65,7 @@ vet:
 test: test-deps vet
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 	@if command -v gcc >/dev/null 2>&1; then \
-		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/store/postgres/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/; \
+		$(GO) test -race -count=1 ./internal/agent/ ./internal/store/ ./internal/store/postgres/ ./internal/llm/... ./internal/execx/ ./internal/hooks/ ./internal/jsonrpc/ ./internal/acp/ ./internal/appserver/ ./internal/server/ ./internal/bus/ ./internal/lsp/; \
 	else echo "test: no C compiler, so the race detector run is skipped"; fi
 
 bench:

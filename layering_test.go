@@ -57,6 +57,10 @@ func TestLayering(t *testing.T) {
 		{"internal/permission", safefileOnly},
 		{"internal/secret", safefileOnly},
 		{"internal/memory", safefileOnly},
+		{"internal/subagent", func(imp string) bool { return oneOf(imp, "internal/safefile", "internal/frontmatter") }},
+		{"internal/worktree", func(imp string) bool {
+			return strings.HasPrefix(imp, "internal/tools") || oneOf(imp, "internal/protocol", "internal/patch", "internal/execx", "internal/ignore", "internal/sandbox", "internal/safefile")
+		}},
 		{"internal/frontmatter", none},
 		{"internal/skills", func(imp string) bool {
 			return oneOf(imp, "internal/safefile", "internal/frontmatter", "internal/tools")
@@ -67,6 +71,8 @@ func TestLayering(t *testing.T) {
 		{"internal/testutil", none},
 		{"internal/server/web", none},
 		{"internal/compact", func(imp string) bool { return imp == "internal/protocol" }},
+		{"internal/checkpoint", func(imp string) bool { return oneOf(imp, "internal/protocol", "internal/ignore") }},
+		{"internal/sessionio", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/catalog", func(imp string) bool { return imp == "internal/protocol" }},
 		{"internal/modelcmd", func(imp string) bool { return oneOf(imp, "internal/config", "internal/secret") }},
 		{"internal/hooks", func(imp string) bool {
@@ -85,6 +91,7 @@ func TestLayering(t *testing.T) {
 				"internal/config", "internal/permission", "internal/protocol", "internal/secret", "internal/sse", "internal/store")
 		}},
 		{"internal/jsonrpc", none},
+		{"internal/lsp", func(imp string) bool { return oneOf(imp, "internal/tools", "internal/execx") }},
 		// The stdio front doors translate; the core is reached through
 		// app.Driver only.
 		{"internal/acp", func(imp string) bool { return oneOf(imp, "internal/app", "internal/protocol", "internal/jsonrpc") }},

@@ -460,7 +460,10 @@ echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": 
 	if !slices.Equal(seen, want) {
 		t.Errorf("hooks ran for\n %v\nwant\n %v", seen, want)
 	}
-	for _, ev := range []string{"SubagentStop", "Setup", "TeammateIdle"} {
+	if strings.Contains(r.stderr, "mx-claw has no SubagentStop moment") {
+		t.Errorf("SubagentStop hooks run now, yet a notice says they never do:\n%s", r.stderr)
+	}
+	for _, ev := range []string{"Setup", "TeammateIdle"} {
 		if n := strings.Count(r.stderr, "mx-claw has no "+ev+" moment"); n != 1 {
 			t.Errorf("%d notices that %s hooks never run, want 1:\n%s", n, ev, r.stderr)
 		}

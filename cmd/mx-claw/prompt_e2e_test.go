@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -159,7 +160,7 @@ func TestDebugPromptMatchesFirstRequest(t *testing.T) {
 	}
 
 	text := e.run("", "debug", "prompt", "--cwd", e.ws)
-	for _, want := range []string{"instructions", "environment", "AGENTS.md", "tools (14)", "===== system prompt =====", "--- run_command"} {
+	for _, want := range []string{"instructions", "environment", "AGENTS.md", fmt.Sprintf("tools (%d)", len(d.Tools)), "===== system prompt =====", "--- run_command"} {
 		if !strings.Contains(text.stdout, want) {
 			t.Errorf("debug prompt output lacks %q:\n%s", want, text.stdout)
 		}

@@ -57,6 +57,11 @@ func (t *turn) loadContext(history []protocol.Message) error {
 	if err != nil {
 		return err
 	}
+	rewinds, err := t.core.opts.Store.Rewinds(t.bg, t.sess.ID)
+	if err != nil {
+		return err
+	}
+	stored = liveCompactions(stored, rewinds)
 	for _, c := range stored {
 		t.records = append(t.records, compact.Record{ID: c.ID, UpToSeq: c.UpToSeq, Summary: c.Summary,
 			Ledger: c.Ledger, CreatedAt: c.CreatedAt, Trigger: c.Trigger, Instructions: c.Instructions})
@@ -269,7 +274,7 @@ func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink
 		if !t.contextOn() {
 			return errors.New("compaction needs the model catalog")
 		}
-		history, err := c.opts.Store.Messages(t.bg, t.sess.ID, 0)
+		history, err := c.transcript(t.bg, t.sess.ID)
 		if err != nil {
 			return err
 		}

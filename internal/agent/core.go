@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/checkpoint"
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 	"github.com/mx-claw/mx-claw/internal/skills"
 	"github.com/mx-claw/mx-claw/internal/store"
+	"github.com/mx-claw/mx-claw/internal/subagent"
 	"github.com/mx-claw/mx-claw/internal/tools"
 )
 
@@ -108,6 +110,9 @@ type Options struct {
 	// CompactThreshold is the share of the context window above which the
 	// view is compacted before a request; 0 means 0.8.
 	CompactThreshold float64
+	// Checkpoints saves the workspace before and after each call that may
+	// change it, so Undo and Rewind can put files back; nil keeps none.
+	Checkpoints *checkpoint.Manager
 	// Home is the user's home directory, for "~" in permission rules.
 	Home string
 	// MaxAnswerBytes, MaxArgumentBytes and MaxStreamedOutput are the size
@@ -129,6 +134,19 @@ type Options struct {
 	// TempJournal, if set, records the temporary files of workspace
 	// writes, so a later start can remove those of a killed process.
 	TempJournal *tools.TempJournal
+	// Subagents, if set, returns the subagent types a session's task
+	// tool offers, with warnings for the user (agent files that could
+	// not be read); it is called at the session's first turn in this
+	// process, with the tools. Nil offers no task tool.
+	Subagents func(ctx context.Context, sess *protocol.Session) ([]subagent.Definition, []string)
+	// SubagentLimits bound each subagent; see SubagentLimits.
+	SubagentLimits SubagentLimits
+	// Worktrees is the folder writing subagents' git worktrees are made
+	// in (worktree: true); empty refuses worktree delegation.
+	Worktrees string
+	// Diagnose, if set, checks the files a file-editing call changes
+	// with a language server (see DiagnoseFunc).
+	Diagnose DiagnoseFunc
 	// Logger receives diagnostics; discarded if nil.
 	Logger *slog.Logger
 	// Now is the clock; time.Now if nil.
@@ -176,7 +194,7 @@ type Core struct {
 // sessionTools returns the session's tool registry and, the first time
 // it is built in this process, the warnings that came with it.
 func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools.Registry, []string, error) {
-	if c.opts.SessionTools == nil {
+	if c.opts.SessionTools == nil && c.opts.Subagents == nil {
 		return c.opts.Tools, nil, nil
 	}
 	c.mu.Lock()
@@ -185,9 +203,25 @@ func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools
 	if ok {
 		return reg, nil, nil
 	}
-	reg, warnings, err := c.opts.SessionTools(ctx, sess)
-	if err != nil {
-		return nil, warnings, err
+	reg = c.opts.Tools
+	var warnings []string
+	if c.opts.SessionTools != nil {
+		var err error
+		if reg, warnings, err = c.opts.SessionTools(ctx, sess); err != nil {
+			return nil, warnings, err
+		}
+	}
+	// A user's session gets the task tool; a subagent's registry is set
+	// when it starts (startChild).
+	if c.opts.Subagents != nil && sess.ParentID == "" {
+		defs, w := c.opts.Subagents(ctx, sess)
+		if sess.MessageCount == 0 {
+			warnings = append(warnings, w...)
+		}
+		var err error
+		if reg, err = reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err != nil {
+			return nil, warnings, err
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -261,6 +295,7 @@ func New(opts Options) (*Core, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	opts.SubagentLimits = opts.SubagentLimits.withDefaults()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -91,6 +91,9 @@ func (t *turn) runHooks(ev hooks.Event) hooks.Result {
 		return hooks.Result{}
 	}
 	ev.SessionID, ev.Cwd = t.sess.ID, t.ws.Root()
+	if t.parent != nil {
+		ev.AgentID, ev.AgentType = t.sess.ID, t.parent.def.Name
+	}
 	if !t.hooks.Wants(ev) {
 		return hooks.Result{}
 	}
@@ -103,6 +106,14 @@ func (t *turn) runHooks(ev hooks.Event) hooks.Result {
 	}
 	ev.PermissionMode = claudeMode(mode)
 	ev.TranscriptPath = t.syncTranscript()
+	if t.parent != nil && (ev.Name == hooks.SubagentStart || ev.Name == hooks.SubagentStop) {
+		// As in Claude Code: the parent's session and transcript, and the
+		// subagent's own transcript beside them.
+		p := t.parent.turn
+		ev.SessionID, ev.Cwd = p.sess.ID, p.ws.Root()
+		ev.AgentTranscriptPath = ev.TranscriptPath
+		ev.TranscriptPath = p.syncTranscript()
+	}
 	res := t.hooks.Run(t.ctx, ev)
 	for _, w := range res.Warnings {
 		t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
@@ -175,6 +186,10 @@ func (t *turn) waitHooks() {
 // "resume" for one with a transcript. It returns what they add for the
 // model.
 func (t *turn) sessionStart(isNew bool) string {
+	if t.parent != nil {
+		// A subagent gets SubagentStart instead, once: it has one turn.
+		return t.runHooks(hooks.Event{Name: hooks.SubagentStart}).AdditionalContext
+	}
 	t.core.mu.Lock()
 	started := t.core.started[t.sess.ID]
 	if t.core.started == nil {

@@ -355,7 +355,7 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
 		return err
 	}
-	history, err := st.Messages(t.bg, t.sess.ID, 0)
+	history, err := t.core.transcript(t.bg, t.sess.ID)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
@@ -388,7 +388,7 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	if err := t.runCalls(a.Remaining); err != nil {
 		return err
 	}
-	history, err = st.Messages(t.bg, t.sess.ID, 0)
+	history, err = t.core.transcript(t.bg, t.sess.ID)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}

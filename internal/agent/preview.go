@@ -46,6 +46,16 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 			return nil, &ConfigError{Err: err}
 		}
 	}
+	reg := c.opts.Tools
+	var subWarnings []string
+	if c.opts.Subagents != nil {
+		// A new session's task tool, as sessionTools adds it.
+		defs, w := c.opts.Subagents(ctx, sess)
+		subWarnings = w
+		if r, err := reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err == nil {
+			reg = r
+		}
+	}
 	p := &PromptPreview{SystemPrompt: c.opts.SystemPrompt}
 	var sc *SessionContext
 	if c.opts.SessionContext != nil {
@@ -53,7 +63,7 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 		sc = &v
 		p.Warnings = append(p.Warnings, v.Warnings...)
 	}
-	p.Tools = offeredTools(c.opts.Tools, sc != nil && len(sc.Frozen.Skills) > 0)
+	p.Tools = offeredTools(reg, sc != nil && len(sc.Frozen.Skills) > 0)
 	if p.SystemPrompt == "" {
 		e := c.environment(ctx, ws, sess, model, policy, onAsk)
 		e.System, e.Git = systemName(), probeGit(ctx, ws.Root())
@@ -66,5 +76,6 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 		text, warnings := c.opts.Context(ws.Root())
 		p.Context, p.Warnings = text, append(p.Warnings, warnings...)
 	}
+	p.Warnings = append(p.Warnings, subWarnings...)
 	return p, nil
 }

@@ -56,7 +56,7 @@ func RecoverInterrupted(ctx context.Context, st store.Store, owner string) ([]st
 }
 
 func recoverInterrupted(ctx context.Context, st store.Store, owner string, running func(string) bool) ([]string, error) {
-	list, err := st.ListSessions(ctx, store.ListOptions{Status: protocol.StatusRunning})
+	list, err := st.ListSessions(ctx, store.ListOptions{Status: protocol.StatusRunning, WithChildren: true})
 	if err != nil {
 		return nil, err
 	}

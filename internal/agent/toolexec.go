@@ -137,7 +137,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	for i, tc := range tcs {
 		calls[i] = t.prepare(tc)
 		c := calls[i]
-		if c.early != "" || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		if c.early != "" || !readOnly(c) {
 			parallel = false
 		}
 		if c.early == DuplicateCallResult {
@@ -223,17 +223,23 @@ type outcome struct {
 	isError  bool
 	duration time.Duration
 	images   []protocol.Image
+	// changes are the workspace files the call changed, as its
+	// checkpoints saw them.
+	changes []protocol.FileChange
 }
 
 // execute runs one prepared, allowed call, emitting tool.started. It
 // returns an error only when the turn must stop.
 func (t *turn) execute(c *call) (outcome, error) {
 	started := t.startedEvent(c)
-	if !readOnly(c) {
+	if !readOnly(c) || startsAfterStarted(c) {
 		if err := t.emit(started); err != nil {
 			return outcome{}, err
 		}
-		return t.invoke(c), nil
+		cp := t.checkpointBefore(c)
+		o := t.invoke(c)
+		o.changes = t.checkpointAfter(cp)
+		return o, nil
 	}
 	// A read-only call changes nothing, so it runs while its tool.started
 	// (with the answer that asked for it) is being stored; only its result
@@ -252,7 +258,20 @@ func (t *turn) execute(c *call) (outcome, error) {
 // anything: what may run in parallel batches, and before its tool.started
 // is stored.
 func readOnly(c *call) bool {
-	return c.tool != nil && c.tool.Risk() == tools.RiskRead && c.tool.ConcurrencySafe()
+	if c.tool == nil || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+		return false
+	}
+	if cc, ok := c.tool.(tools.CallConcurrency); ok {
+		return c.args != nil && cc.ConcurrentCall(c.args)
+	}
+	return true
+}
+
+// startsAfterStarted reports whether c runs only once its tool.started is
+// stored: a task call, whose subagent's events must come after it.
+func startsAfterStarted(c *call) bool {
+	_, ok := c.tool.(*taskTool)
+	return ok
 }
 
 // startedEvent is c's tool.started.
@@ -294,7 +313,13 @@ func (t *turn) runTool(c *call) ranCall {
 	env.Images = t.readsImages()
 	t.snapshot(c)
 	start := time.Now()
+	after := t.diagnose(c)
 	res, err := callTool(t, c, env)
+	if after != nil && err == nil && !res.IsError && t.ctx.Err() == nil {
+		if note := after(t.ctx); note != "" {
+			res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + note
+		}
+	}
 	d := time.Since(start)
 	switch {
 	case t.ctx.Err() != nil:
@@ -321,6 +346,9 @@ func callTool(t *turn, c *call, env *tools.Env) (res tools.Result, err error) {
 			err = fmt.Errorf("internal error in %s: %v", c.Name, r)
 		}
 	}()
+	if tt, ok := c.tool.(*taskTool); ok {
+		return t.runTask(tt, c)
+	}
 	return c.tool.Run(t.ctx, env, c.args)
 }
 
@@ -340,9 +368,13 @@ func (t *turn) storeResult(c *call, o outcome) error {
 func (t *turn) recordResult(c *call, o outcome) error {
 	msg := protocol.Message{Role: protocol.RoleTool, Content: o.content, ToolCallID: c.ID, ToolName: c.Name, IsError: o.isError, Images: o.images}
 	ok := !o.isError
-	return t.record([]*protocol.Message{&msg}, protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
+	e := protocol.Event{Type: protocol.EventToolCompleted, ToolCallID: c.ID,
 		ToolName: c.Name, Summary: c.summary, OK: &ok, Preview: preview(o.content),
-		DurationMS: o.duration.Milliseconds(), Message: msg.WithoutImageData(), Step: t.step})
+		DurationMS: o.duration.Milliseconds(), Message: msg.WithoutImageData(), Step: t.step, Changes: o.changes}
+	if len(o.changes) > 0 {
+		return t.recordChanges([]*protocol.Message{&msg}, o.changes, e)
+	}
+	return t.record([]*protocol.Message{&msg}, e)
 }
 
 // cancelRest stores a cancellation result for calls that never ran and
@@ -378,6 +410,9 @@ func (t *turn) runParallel(calls []*call) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if startsAfterStarted(c) {
+				<-stored
+			}
 			sem <- struct{}{}
 			r := t.runTool(c)
 			<-sem

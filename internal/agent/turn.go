@@ -185,6 +185,7 @@ type turnSetup struct {
 	turnModel string             // the model of this turn only, if set
 	grants    []permission.Grant // allow rules of this turn only
 	typed     string             // what the user typed, if Input was made from it
+	parent    *parentLink        // set for a subagent's turn
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -240,20 +241,26 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		return err
 	}
 	var policy *permission.Policy
-	if c.opts.Permissions != nil {
-		if policy, err = c.opts.Permissions(ctx, sess); err != nil {
-			return &ConfigError{Err: err}
-		}
-		if len(setup.grants) > 0 {
-			if policy, err = policy.WithGrants(setup.grants...); err != nil {
+	var runner *hooks.Runner
+	if p := setup.parent; p != nil {
+		// A subagent decides as its parent does, never more loosely, and
+		// runs its parent's hooks.
+		policy, runner = p.turn.policy, p.turn.hooks
+	} else {
+		if c.opts.Permissions != nil {
+			if policy, err = c.opts.Permissions(ctx, sess); err != nil {
 				return &ConfigError{Err: err}
 			}
+			if len(setup.grants) > 0 {
+				if policy, err = policy.WithGrants(setup.grants...); err != nil {
+					return &ConfigError{Err: err}
+				}
+			}
 		}
-	}
-	var runner *hooks.Runner
-	if c.opts.Hooks != nil {
-		if runner, err = c.opts.Hooks(ctx, sess); err != nil {
-			return &ConfigError{Err: err}
+		if c.opts.Hooks != nil {
+			if runner, err = c.opts.Hooks(ctx, sess); err != nil {
+				return &ConfigError{Err: err}
+			}
 		}
 	}
 	var commands *execx.Runner
@@ -311,6 +318,8 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 		keepSessionModel: setup.turnModel != "",
 		typed:            setup.typed,
 		budget:           setup.budget,
+		parent:           setup.parent,
+		subSlots:         make(chan struct{}, c.opts.SubagentLimits.MaxParallel),
 		id:               setup.turnID,
 		sink:             sink,
 		seen:             make(map[string]bool),
@@ -346,6 +355,9 @@ type turn struct {
 	cmds   *execx.Runner    // the sandbox of run_command; nil for none
 	tools  *tools.Registry  // the session's tools (frozen, see Options.SessionTools)
 	git    func() *GitState // the git status probe started for a new session, if any
+	parent *parentLink      // the task call that started this subagent's turn; nil for a user's
+	// subSlots bounds the subagents this turn's task calls run at once.
+	subSlots chan struct{}
 	// keepSessionModel says the turn's model is for this turn only.
 	keepSessionModel bool
 	onAsk            AskPolicy
@@ -431,6 +443,7 @@ func (t *turn) recordCompaction(c *protocol.Compaction, e protocol.Event) error 
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
 	e.SessionID, e.TurnID = t.sess.ID, t.id
+	t.stampParent(&e)
 	if e.Timestamp.IsZero() {
 		e.Timestamp = t.core.opts.Now().UTC()
 	}
@@ -462,6 +475,12 @@ func (t *turn) statusEvent(s protocol.SessionStatus, lastErr string) {
 // hands evs to the sink in order. Events may point at msgs; they carry the
 // messages' Seq.
 func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
+	return t.recordChanges(msgs, nil, evs...)
+}
+
+// recordChanges is record with the file changes of a call, stored with
+// its result, the last of msgs.
+func (t *turn) recordChanges(msgs []*protocol.Message, changes []protocol.FileChange, evs ...protocol.Event) error {
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
 	if len(t.held) > 0 || len(t.heldEvs) > 0 {
@@ -476,6 +495,7 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 	for i := range evs {
 		e := &evs[i]
 		e.SessionID, e.TurnID = t.sess.ID, t.id
+		t.stampParent(e)
 		if e.Timestamp.IsZero() {
 			e.Timestamp = now
 		}
@@ -487,6 +507,9 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 	// the next stored record.
 	if len(stored) > 0 || len(msgs) > 0 {
 		b := store.Batch{Messages: msgs, Events: stored}
+		if len(changes) > 0 {
+			b.Changes = []store.CallChanges{{Result: msgs[len(msgs)-1], Changes: changes}}
+		}
 		if t.sessDirty {
 			b.UpdateSession = t.sess
 		}
@@ -534,11 +557,10 @@ func (t *turn) flushHeld() error {
 }
 
 func (t *turn) run(input string) error {
-	st := t.core.opts.Store
 	if !t.keepSessionModel {
 		t.sess.Model = t.model.ID
 	}
-	history, err := st.Messages(t.bg, t.sess.ID, 0)
+	history, err := t.core.transcript(t.bg, t.sess.ID)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
 	}
@@ -563,6 +585,9 @@ func (t *turn) run(input string) error {
 			prompt = BuildPrompt(t.environment()).WithContext(sc).Text()
 		} else {
 			prompt = withSections(prompt, sc)
+		}
+		if t.parent != nil {
+			prompt += "\n\n" + t.parent.prompt
 		}
 		if sc != nil {
 			frozen = append(frozen, protocol.Event{Type: protocol.EventContextFrozen, Context: &sc.Frozen})
@@ -721,7 +746,11 @@ func (t *turn) checkBudget() error {
 // stop_hook_active (and the iteration budget still bounds it). A hook's
 // "continue": false wins over a block.
 func (t *turn) stopHook(answer string) (bool, error) {
-	res := t.runHooks(hooks.Event{Name: hooks.Stop, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
+	name := hooks.Stop
+	if t.parent != nil {
+		name = hooks.SubagentStop
+	}
+	res := t.runHooks(hooks.Event{Name: name, StopHookActive: t.stopHookActive, LastAssistantMessage: answer})
 	if t.hk.isHalted() {
 		return false, t.stopped()
 	}

@@ -18,10 +18,12 @@ import (
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/catalog"
+	"github.com/mx-claw/mx-claw/internal/checkpoint"
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/execx"
 	"github.com/mx-claw/mx-claw/internal/llm"
 	"github.com/mx-claw/mx-claw/internal/llm/openai"
+	"github.com/mx-claw/mx-claw/internal/lsp"
 	"github.com/mx-claw/mx-claw/internal/mcp"
 	"github.com/mx-claw/mx-claw/internal/memory"
 	"github.com/mx-claw/mx-claw/internal/permission"
@@ -31,6 +33,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/store"
 	"github.com/mx-claw/mx-claw/internal/tools"
 	"github.com/mx-claw/mx-claw/internal/tools/builtin"
+	"github.com/mx-claw/mx-claw/internal/worktree"
 )
 
 // DBFileName is the database's file name inside the home directory.
@@ -54,6 +57,8 @@ type App struct {
 	// Jobs are the background processes of this process's sessions
 	// (run_command with background: true); Close stops them.
 	Jobs *execx.Jobs
+	// Checkpoints keeps the workspaces' checkpoint stores (checkpoints.go).
+	Checkpoints *checkpoint.Manager
 	// Sandbox chooses and runs the command sandbox (see sandbox.go).
 	Sandbox *sandbox.Manager
 	groups  *execx.Groups // the process groups of running commands
@@ -76,6 +81,7 @@ type App struct {
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once
 	mcp     *mcp.Manager // see MCP
+	extras  extras       // language servers, subagents' limits (subagents.go)
 
 	// cfgMu guards Config against UpdateConfig; settingsWrite serialises
 	// UpdateUserPermissions (usersettings.go).
@@ -133,10 +139,15 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	if err != nil {
 		return nil, &agent.ConfigError{Err: err}
 	}
+	x := loadExtras(home, opts)
 	go func() {
-		reg, err := tools.NewRegistry(append(append(builtin.All(), builtin.NewRunCommand(),
-			builtin.NewReadToolOutput(), builtin.NewSearchHistory(), skills.NewTool(a.sessionSkills),
-			builtin.NewProcessOutput(), builtin.NewProcessKill()), web...)...)
+		all := append(builtin.All(), builtin.NewRunCommand(), builtin.NewReadToolOutput(), builtin.NewSearchHistory(),
+			skills.NewTool(a.sessionSkills), builtin.NewProcessOutput(), builtin.NewProcessKill())
+		all = append(append(all, web...), worktree.MergeTool{})
+		if x.lsp != nil {
+			all = append(all, lsp.NewTool(x.lsp))
+		}
+		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
 	choice, err := ChooseStore(home, cfg)
@@ -153,13 +164,14 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a.Store, a.StoreChoice, a.tools = st, choice, reg
+	a.Store, a.StoreChoice, a.tools, a.extras = st, choice, reg, x
 	for _, d := range opts.AddDirs {
 		if _, err := a.AddDir(d); err != nil {
 			st.Close()
 			return nil, &agent.ConfigError{Err: fmt.Errorf("--add-dir: %w", err)}
 		}
 	}
+	a.Checkpoints = newCheckpoints(home, opts.Logger)
 	a.openSandbox()
 	a.Jobs = &execx.Jobs{Groups: a.groups}
 	maxIter := opts.MaxIterations
@@ -188,7 +200,12 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		TempJournal:      a.temps,
 		Jobs:             a.Jobs,
 		Roots:            a.roots,
+		Subagents:        a.subagents,
+		SubagentLimits:   x.limits,
+		Worktrees:        worktreesDir(home),
+		Diagnose:         x.diagnose(),
 		Logger:           opts.Logger,
+		Checkpoints:      a.Checkpoints,
 	})
 	if err != nil {
 		st.Close()
@@ -199,7 +216,8 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 }
 
 // Close stops the background processes and the MCP servers, and closes
-// the sandbox's proxies, the store and the journal of temporary files.
+// the sandbox's proxies, the checkpoint stores (saving their caches), the
+// store and the journal of temporary files.
 func (a *App) Close() error {
 	a.Jobs.Close()
 	// After this no MCP manager is made, and one made before is seen.
@@ -207,8 +225,11 @@ func (a *App) Close() error {
 	if a.mcp != nil {
 		a.mcp.Close()
 	}
+	if a.extras.lsp != nil {
+		a.extras.lsp.Close()
+	}
 	a.Sandbox.Close()
-	return errors.Join(a.temps.Close(), a.Store.Close())
+	return errors.Join(a.Checkpoints.Close(), a.temps.Close(), a.Store.Close())
 }
 
 // ResolveModel finds a ready model for an id ("provider/model", a model of

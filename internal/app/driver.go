@@ -277,10 +277,13 @@ func (d *Driver) Run(ctx context.Context, t Turn, sink func(protocol.Event)) Out
 	}()
 	var finish string
 	wrapped := func(e protocol.Event) {
-		if e.Type == protocol.EventMessageCompleted && e.Message != nil && e.Message.Role == protocol.RoleAssistant {
+		if e.ParentSessionID == "" && e.Type == protocol.EventMessageCompleted && e.Message != nil && e.Message.Role == protocol.RoleAssistant {
 			finish = e.FinishReason
 		}
-		if sink != nil {
+		// A subagent's events are not the turn's own: the front doors
+		// show the parent's progress, and only a subagent's approvals
+		// (through the Approver below) reach them.
+		if sink != nil && e.ParentSessionID == "" {
 			sink(e)
 		}
 		if e.Type == protocol.EventPermissionRequested && t.Approver != nil {

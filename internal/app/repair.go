@@ -53,7 +53,7 @@ func (a *App) Repair(ctx context.Context) (RepairReport, error) {
 	if r.Integrity, err = rs.IntegrityCheck(ctx); err != nil {
 		return r, err
 	}
-	list, err := a.Store.ListSessions(ctx, store.ListOptions{})
+	list, err := a.Store.ListSessions(ctx, store.ListOptions{WithChildren: true})
 	if err != nil {
 		return r, err
 	}

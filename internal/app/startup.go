@@ -27,6 +27,9 @@ func (a *App) startup(ctx context.Context) {
 		a.log().Info("recovered interrupted sessions", "sessions", ids)
 	}
 	a.started.Recovered = ids
+	if kept := a.recoverWorktrees(ctx); len(kept) > 0 {
+		a.log().Info("kept the work of interrupted subagents on their branches", "branches", kept)
+	}
 	if a.started.TempFiles = a.cleanTempFiles(); len(a.started.TempFiles) > 0 {
 		a.log().Info("removed stale temporary files", "files", a.started.TempFiles)
 	}

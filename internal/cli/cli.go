@@ -157,6 +157,7 @@ decides what to read, search, edit and run, through tools mx-claw controls.`,
 	root.AddCommand(newServeCmd(stdio))
 	root.AddCommand(newMemoryCmd(stdio), newSkillsCmd(stdio), newPluginsCmd(stdio))
 	root.AddCommand(newInitCmd(stdio))
+	root.AddCommand(newUndoCmd(stdio), newRewindCmd(stdio), newImportCmd(stdio))
 	return root
 }
 

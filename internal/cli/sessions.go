@@ -90,6 +90,7 @@ The stored transcript keeps every message.`,
 	}
 	compactCmd.Flags().StringVar(&instructions, "instructions", "", "what the summary should focus on")
 	cmd.AddCommand(list, show, compactCmd)
+	cmd.AddCommand(librarySubcommands(stdio)...)
 	return cmd
 }
 
@@ -127,6 +128,12 @@ type sessionDump struct {
 	Session   *protocol.Session   `json:"session"`
 	Messages  []protocol.Message  `json:"messages"`
 	Approvals []protocol.Approval `json:"pendingApprovals"`
+	// Subagents are the sessions its task calls started, with theirs.
+	Subagents []sessionTree `json:"subagents,omitempty"`
+	// Changes are the files tool calls changed (issue 16), Rewinds the
+	// conversation rewinds.
+	Changes []protocol.ChangeRecord `json:"changes"`
+	Rewinds []protocol.Rewind       `json:"rewinds"`
 	// Context is what the session's prompt was frozen with: its memory
 	// files and skills.
 	Context *protocol.FrozenContext `json:"context,omitempty"`
@@ -148,6 +155,10 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	if err != nil {
 		return err
 	}
+	changes, rewinds, err := history(ctx, st, id)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		if msgs == nil {
 			msgs = []protocol.Message{}
@@ -155,7 +166,12 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		if pending == nil {
 			pending = []protocol.Approval{}
 		}
-		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Context: frozenContext(ctx, st, id)})
+		tree, err := childrenOf(ctx, st, id, 0)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, sessionDump{Session: s, Messages: msgs, Approvals: pending, Changes: changes, Rewinds: rewinds,
+			Context: frozenContext(ctx, st, id), Subagents: tree})
 	}
 	fmt.Fprintf(w, "Session   %s\nTitle     %s\nWorkspace %s\nModel     %s\nStatus    %s\n", s.ID, s.Title, s.Workspace, s.Model, s.Status)
 	if s.LastError != "" {
@@ -164,6 +180,9 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 	fmt.Fprintf(w, "Updated   %s\nTokens    %d in (%d cached), %d out\n", s.UpdatedAt.Local().Format(time.DateTime),
 		s.Usage.InputTokens, s.Usage.CachedTokens, s.Usage.OutputTokens)
 	printFrozen(w, frozenContext(ctx, st, id))
+	if err := showTree(ctx, st, w, s); err != nil {
+		return err
+	}
 	if t, err := telemetry(ctx, st, id); err == nil {
 		fmt.Fprintf(w, "Turns     %d (model %s, tools %s)\n", t.turns, t.model.Round(time.Millisecond), t.tools.Round(time.Millisecond))
 		if t.costKnown {
@@ -180,10 +199,19 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 				status = "error"
 			}
 			fmt.Fprintf(w, "\n[tool %s %s] %s\n", m.ToolName, status, oneLine(m.Content, 200))
+			if line := changesLine(changesOf(changes, m.Seq)); line != "" {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
 		default:
 			who := string(m.Role)
 			if m.Model != "" {
 				who += " " + m.Model
+			}
+			if m.Role == protocol.RoleUser {
+				who += fmt.Sprintf(" #%d", m.Seq)
+			}
+			if rewound(rewinds, m.Seq) {
+				who += ", taken back by a rewind"
 			}
 			fmt.Fprintf(w, "\n[%s]\n%s\n", who, termsafe.Sanitize(strings.TrimRight(m.Content, "\n")))
 			for _, c := range m.ToolCalls {

@@ -54,6 +54,10 @@ func (p *Printer) Handle(e protocol.Event) {
 		}
 		return
 	}
+	if e.ParentSessionID != "" {
+		p.subagent(e)
+		return
+	}
 	switch e.Type {
 	case protocol.EventMessageDelta:
 		text := e.Text
@@ -116,6 +120,21 @@ func (p *Printer) EndLine() {
 	if p.midLine {
 		p.write(p.out, "\n")
 		p.midLine = false
+	}
+}
+
+// subagent renders a subagent's event: only its tool calls and problems,
+// as progress lines indented under its task.
+func (p *Printer) subagent(e protocol.Event) {
+	switch e.Type {
+	case protocol.EventToolStarted:
+		p.progress("    • %s", termsafe.Sanitize(e.Summary))
+	case protocol.EventWarning:
+		p.progress("    ⚠ %s", termsafe.Sanitize(firstLine(e.Text)))
+	case protocol.EventPermissionRequested:
+		p.progress("    ? %s needs approval", termsafe.Sanitize(e.Summary))
+	case protocol.EventTurnFailed:
+		p.progress("    ✗ subagent: %s", termsafe.Sanitize(firstLine(e.Error)))
 	}
 }
 

@@ -75,3 +75,30 @@ func TestPlainOutputIsSanitised(t *testing.T) {
 		t.Errorf("a CRLF split over two deltas was mangled: %q", out.String())
 	}
 }
+
+func TestSubagentEventsAreProgressOnly(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	p := NewPrinter(&out, &errb, false)
+	child := func(e protocol.Event) protocol.Event {
+		e.SessionID, e.ParentSessionID, e.ParentToolCallID = "c", "p", "t1"
+		return e
+	}
+	for _, e := range []protocol.Event{
+		{Type: protocol.EventToolStarted, Summary: "explore: find the parser"},
+		child(protocol.Event{Type: protocol.EventMessageDelta, Text: "child text"}),
+		child(protocol.Event{Type: protocol.EventToolStarted, Summary: "Search for parse"}),
+		child(protocol.Event{Type: protocol.EventTurnFailed, Error: "Maximum agent iterations reached (2)"}),
+		{Type: protocol.EventMessageDelta, Text: "Found it."},
+	} {
+		p.Handle(e)
+	}
+	if got := out.String(); got != "Found it." {
+		t.Errorf("stdout %q: a subagent's text is not the answer", got)
+	}
+	for _, want := range []string{"• explore: find the parser\n", "    • Search for parse\n", "    ✗ subagent: Maximum agent iterations reached (2)\n"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr %q lacks %q", errb.String(), want)
+		}
+	}
+}

@@ -324,7 +324,7 @@ func readLines(t *testing.T, path string) []map[string]any {
 
 func TestNewNoticesOncePerMachine(t *testing.T) {
 	t.Parallel()
-	c := mustParse(t, `{"SubagentStop":[{"hooks":[{"type":"command","command":"x"}]}],"Stop":[{"hooks":[{"type":"command","command":"y","once":true}]}]}`)
+	c := mustParse(t, `{"TeammateIdle":[{"hooks":[{"type":"command","command":"x"}]}],"Stop":[{"hooks":[{"type":"command","command":"y","once":true}]}]}`)
 	dir := t.TempDir()
 	if n := len((&Runner{Config: c, DataDir: dir}).NewNotices()); n != 2 {
 		t.Fatalf("first run: %d notices, want 2", n)

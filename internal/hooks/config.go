@@ -353,7 +353,7 @@ func (c *Config) matching(event EventName, subj string, names ...string) []Hook 
 // (other than a tool name).
 func hasMatcher(ev EventName) bool {
 	switch ev {
-	case SessionStart, PreCompact, PostCompact, Notification, SessionEnd:
+	case SessionStart, PreCompact, PostCompact, Notification, SessionEnd, SubagentStart, SubagentStop:
 		return true
 	}
 	return false
@@ -370,6 +370,8 @@ func subject(ev Event) string {
 		return ev.NotificationType
 	case SessionEnd:
 		return ev.Reason
+	case SubagentStart, SubagentStop:
+		return ev.AgentType
 	}
 	return ""
 }

@@ -198,7 +198,7 @@ func TestParseConfigLoadsWhatClaudeCodeAccepts(t *testing.T) {
 	    {"type": "prompt", "prompt": "is this safe?"},
 	    {"type": "command", "command": "b", "timeout": "30"},
 	    {"type": "command", "command": "c", "timeout": 0}]}],
-	  "SubagentStop": [{"hooks": [{"type": "command", "command": "d"}]}],
+	  "TeammateIdle": [{"hooks": [{"type": "command", "command": "d"}]}],
 	  "Setup": [{"hooks": [{"type": "command", "command": "e"}]}],
 	  "PreToolUsed": [{"hooks": [{"type": "command", "command": "f"}]}],
 	  "Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "g"}]}]
@@ -227,7 +227,7 @@ func TestParseConfigLoadsWhatClaudeCodeAccepts(t *testing.T) {
 		src + `: hooks.PreToolUse[0].hooks[1]: hooks of type "prompt" are not supported`,
 		src + `: hooks.PreToolUse[0].hooks[2]: "timeout" "30" is not a number of seconds`,
 		src + `: hooks.PreToolUse[0].hooks[3]: "timeout" 0 is not positive`,
-		src + `: hooks.SubagentStop: mx-claw has no SubagentStop moment, so these hooks never run`,
+		src + `: hooks.TeammateIdle: mx-claw has no TeammateIdle moment, so these hooks never run`,
 		src + `: hooks.Setup: mx-claw has no Setup moment`,
 		src + `: hooks.PreToolUsed: unknown hook event "PreToolUsed"`,
 	} {

@@ -35,8 +35,9 @@
 //
 // mx-claw runs hooks for SessionStart, UserPromptSubmit, PreToolUse,
 // PermissionRequest, PostToolUse, PostToolUseFailure, Notification, Stop,
-// PreCompact, PostCompact and SessionEnd ([Events]). Every other Claude
-// Code event (SubagentStop, Setup, …) loads and never runs, and so does an
+// PreCompact, PostCompact, SessionEnd, SubagentStart and SubagentStop
+// ([Events]). Every other Claude Code event (Setup, TeammateIdle, …) loads
+// and never runs, and so does an
 // unknown event name; [Config.Notices] says so, once, naming the file and
 // the entry. The matcher is a regular expression (RE2) matched against the
 // whole subject, as if written `^(?:matcher)$`; empty, missing or `*`
@@ -46,7 +47,8 @@
 // matches edit_file, write_file and every file an apply_patch writes. For
 // SessionStart the subject is [Event.Source], for PreCompact and
 // PostCompact [Event.Trigger], for Notification [Event.NotificationType],
-// for SessionEnd [Event.Reason]; UserPromptSubmit and Stop ignore it.
+// for SessionEnd [Event.Reason], for SubagentStart and SubagentStop the
+// subagent type ([Event.AgentType]); UserPromptSubmit and Stop ignore it.
 //
 // What Claude Code accepts loads: an entry key mx-claw does not use is
 // kept (Hook.Extra) with a notice, a hook type other than "command"
@@ -70,7 +72,10 @@
 // (SessionStart), trigger and custom_instructions (PreCompact), trigger and
 // compact_summary (PostCompact), stop_hook_active and
 // last_assistant_message (Stop), message, title and notification_type
-// (Notification), reason (SessionEnd).
+// (Notification), reason (SessionEnd), and, in a subagent, agent_id and
+// agent_type (every event), with stop_hook_active, last_assistant_message
+// and agent_transcript_path for SubagentStop, whose session_id and
+// transcript_path are the parent's, as in Claude Code.
 //
 // A tool call is shown as Claude Code would have made it: tool_name is
 // Claude Code's name, tool_input has Claude Code's fields (file_path, an

@@ -68,6 +68,13 @@ type Event struct {
 	// Reason says why a session ends (SessionEnd: "clear", "logout",
 	// "prompt_input_exit" or "other"); SessionEnd matchers match it.
 	Reason string
+	// AgentID and AgentType name the subagent an event happens in: its
+	// session id and its type (SubagentStart and SubagentStop matchers
+	// match the type). Empty in a user's session.
+	AgentID, AgentType string
+	// AgentTranscriptPath is the subagent's own transcript
+	// (SubagentStop); TranscriptPath is then its parent's.
+	AgentTranscriptPath string
 }
 
 // input is the JSON object on a hook's stdin, with Claude Code's names.
@@ -95,6 +102,9 @@ type input struct {
 	Title                string    `json:"title,omitempty"`
 	NotificationType     string    `json:"notification_type,omitempty"`
 	Reason               *string   `json:"reason,omitempty"`
+	AgentID              string    `json:"agent_id,omitempty"`
+	AgentType            string    `json:"agent_type,omitempty"`
+	AgentTranscriptPath  string    `json:"agent_transcript_path,omitempty"`
 }
 
 // stdin returns the JSON object a hook receives for e; v is the call as
@@ -106,6 +116,8 @@ func (e *Event) stdin(v *view) ([]byte, error) {
 		Cwd:            e.Cwd,
 		PermissionMode: e.PermissionMode,
 		HookEventName:  e.Name,
+		AgentID:        e.AgentID,
+		AgentType:      e.AgentType,
 	}
 	if toolEvent(e.Name) && v != nil {
 		name := v.name
@@ -135,6 +147,10 @@ func (e *Event) stdin(v *view) ([]byte, error) {
 		in.Message, in.Title, in.NotificationType = &e.Message, e.Title, e.NotificationType
 	case SessionEnd:
 		in.Reason = &e.Reason
+	case SubagentStop:
+		in.StopHookActive = &e.StopHookActive
+		in.LastAssistantMessage = &e.LastAssistantMessage
+		in.AgentTranscriptPath = e.AgentTranscriptPath
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

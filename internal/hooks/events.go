@@ -36,13 +36,22 @@ const (
 	// SessionEnd runs when a front end is done with a session: the end of
 	// `mx-claw run`, leaving the REPL.
 	SessionEnd EventName = "SessionEnd"
+	// SubagentStart runs when a task call starts a subagent, before its
+	// first request (in place of SessionStart); its additionalContext is
+	// added to the subagent's instructions. Matchers match the subagent
+	// type. It cannot block.
+	SubagentStart EventName = "SubagentStart"
+	// SubagentStop runs when a subagent has answered without tool calls
+	// (in place of Stop); a block keeps it going with the reason as its
+	// next instruction. Matchers match the subagent type.
+	SubagentStop EventName = "SubagentStop"
 )
 
 // Events returns the events mx-claw runs hooks for, in the order a session
 // meets them.
 func Events() []EventName {
 	return []EventName{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse,
-		PostToolUseFailure, Notification, Stop, PreCompact, PostCompact, SessionEnd}
+		PostToolUseFailure, Notification, Stop, PreCompact, PostCompact, SessionEnd, SubagentStart, SubagentStop}
 }
 
 // valid reports whether n is one of Events.
@@ -53,7 +62,7 @@ func (n EventName) valid() bool { return slices.Contains(Events(), n) }
 // that configures them loads; their hooks never run, which the user is
 // told once.
 var claudeOnlyEvents = []string{
-	"Setup", "InstructionsLoaded", "SubagentStart", "SubagentStop", "TaskCreated",
+	"Setup", "InstructionsLoaded", "TaskCreated",
 	"TaskCompleted", "StopFailure", "TeammateIdle", "ConfigChange", "WorktreeCreate",
 	"WorktreeRemove", "CwdChanged", "FileChanged", "Elicitation", "ElicitationResult",
 	"PermissionDenied", "UserPromptExpansion",

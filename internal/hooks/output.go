@@ -55,7 +55,7 @@ type permissionAnswer struct {
 // canBlock reports whether a block means something for ev.
 func canBlock(ev EventName) bool {
 	switch ev {
-	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop:
+	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop:
 		return true
 	}
 	return false

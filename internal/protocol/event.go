@@ -76,6 +76,12 @@ type Event struct {
 	TurnID    string    `json:"turnId,omitempty"`
 	Sequence  int64     `json:"sequence"`
 	Timestamp time.Time `json:"timestamp"`
+	// ParentSessionID is set on every event of a subagent's session: the
+	// session whose task call started it. ParentToolCallID is that call.
+	// A front end shows such events nested under the call's card, or not
+	// at all; they are never the parent's own progress.
+	ParentSessionID  string `json:"parentSessionId,omitempty"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 
 	// Text is the delta of message.delta, reasoning.delta and tool.output,
 	// the content of message.completed, and what had streamed of the
@@ -132,6 +138,12 @@ type Event struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Todos is the task list of todo.updated.
 	Todos []Todo `json:"todos,omitempty"`
+	// Changes are the workspace files a tool call changed (tool.completed),
+	// as its checkpoints saw them.
+	Changes []FileChange `json:"changes,omitempty"`
+	// Restore reports an undo or rewind (checkpoint.restored,
+	// conversation.rewound).
+	Restore *Restore `json:"restore,omitempty"`
 	// Queued are the queued messages of input.queued, input.edited,
 	// input.removed and input.returned.
 	Queued []QueuedInput `json:"queued,omitempty"`

@@ -23,8 +23,11 @@ type Session struct {
 	Model     string        `json:"model"`
 	Status    SessionStatus `json:"status"`
 	ParentID  string        `json:"parentId,omitempty"`
-	CreatedAt time.Time     `json:"createdAt"`
-	UpdatedAt time.Time     `json:"updatedAt"`
+	// Agent is the subagent type of a child session ("explore",
+	// "general", a user-defined one); empty for a user's session.
+	Agent     string    `json:"agent,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 	// LastError is the error of the last failed turn, if the session is
 	// failed.
 	LastError string `json:"lastError,omitempty"`

@@ -13,7 +13,7 @@ import (
 
 const sessionColumns = `id, title, workspace, model, status, parent_id, last_error,
 input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-message_count, created_at, updated_at, cost_usd, context_percent`
+message_count, created_at, updated_at, cost_usd, context_percent, agent`
 
 // CreateSession stores a new session. s.ID must be set. Zero CreatedAt and
 // UpdatedAt become now and an empty Status becomes idle; the times in s are
@@ -39,10 +39,10 @@ func (s *SQLite) createSessionTx(ctx context.Context, tx *sql.Tx, sess *protocol
 	}
 	u := sess.Usage
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
 		sess.ID, sess.Title, sess.Workspace, sess.Model, string(status), sess.ParentID, sess.LastError,
 		u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens,
-		ms(created), ms(updated), sess.CostUSD, sess.ContextPercent)
+		ms(created), ms(updated), sess.CostUSD, sess.ContextPercent, sess.Agent)
 	if err != nil {
 		return created, updated, status, fmt.Errorf("create session %s: %w", sess.ID, err)
 	}
@@ -77,6 +77,13 @@ func (s *SQLite) ListSessions(ctx context.Context, opts ListOptions) ([]protocol
 	if opts.Status != "" {
 		q.WriteString(` AND status = ?`)
 		args = append(args, string(opts.Status))
+	}
+	switch {
+	case opts.Parent != "":
+		q.WriteString(` AND parent_id = ?`)
+		args = append(args, opts.Parent)
+	case !opts.WithChildren:
+		q.WriteString(` AND parent_id = ''`)
 	}
 	q.WriteString(` ORDER BY updated_at DESC, rowid DESC`)
 	if opts.Limit > 0 {
@@ -136,7 +143,7 @@ func scanSession(r rowScanner) (protocol.Session, error) {
 	err := r.Scan(&sess.ID, &sess.Title, &sess.Workspace, &sess.Model, &status,
 		&sess.ParentID, &sess.LastError,
 		&sess.Usage.InputTokens, &sess.Usage.OutputTokens, &sess.Usage.CachedTokens,
-		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated, &sess.CostUSD, &sess.ContextPercent)
+		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated, &sess.CostUSD, &sess.ContextPercent, &sess.Agent)
 	if err != nil {
 		return protocol.Session{}, err
 	}

@@ -57,6 +57,13 @@ type ListOptions struct {
 	Limit int
 	// Status, if set, keeps only sessions with that status.
 	Status protocol.SessionStatus
+	// Parent, if set, keeps only the children of that session (the
+	// subagents its task calls started).
+	Parent string
+	// WithChildren lists child sessions too; without it (and without
+	// Parent) only the user's own sessions are listed, so a subagent's
+	// session never shows up as the latest one to continue.
+	WithChildren bool
 }
 
 // Batch is what AppendBatch stores in one transaction.
@@ -71,11 +78,20 @@ type Batch struct {
 	Files         []protocol.FileVersion
 	// Compaction, if set, is a compaction record of the session.
 	Compaction *protocol.Compaction
+	// Changes, Reverted, Rewind and Source are the records of time
+	// travel and imports (see History); Changes point at results among
+	// Messages, Reverted are change record ids.
+	Changes  []CallChanges
+	Reverted []int64
+	Rewind   *protocol.Rewind
+	Source   *SessionSource
 }
 
 // Store is the persistence the core needs. All methods are safe for
 // concurrent use. Records are returned newest-last unless said otherwise.
 type Store interface {
+	History
+
 	// CreateSession stores a new session. s.ID must be set; CreatedAt and
 	// UpdatedAt are set by the store if zero.
 	CreateSession(ctx context.Context, s *protocol.Session) error

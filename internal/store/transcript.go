@@ -135,6 +135,9 @@ VALUES (?, ?, ?, ?, ?)`, sessionID, c.ID, c.UpToSeq, string(raw), ms(now)); err 
 			}
 		}
 	}
+	if err := s.appendHistoryTx(ctx, tx, sessionID, b, now); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("append: session %s: %w", sessionID, err)
 	}

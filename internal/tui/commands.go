@@ -18,12 +18,14 @@ type slashCommand struct {
 var slashCommands = []slashCommand{
 	{"/help", "", "show this help"},
 	{"/new", "", "start a new session"},
-	{"/sessions", "", "pick a session of this workspace to resume"},
+	{"/sessions", "[QUERY]", "resume a session of this workspace; with words, search"},
 	{"/resume", "ID", "resume a session"},
 	{"/model", "[status|default P/M|ID|…]", "pick the session's model from every provider's"},
 	{"/permissions", "[MODE]", "show the rules, or set the mode (Shift+Tab cycles it)"},
 	{"/compact", "[instructions]", "summarise older messages to free context"},
 	{"/retry", "", "send the last request again (after a failure or a step limit)"},
+	timeTravelCommands[0],
+	timeTravelCommands[1],
 	{"/todo", "", "show the model's task list"},
 	{"/ps", "[kill ID]", "list background processes, or stop one"},
 	{"/add-dir", "[DIR]", "let the tools use a directory beside the workspace"},
@@ -73,6 +75,9 @@ func (m *Model) command(text string) []tea.Cmd {
 		if busyRefusal() {
 			return nil
 		}
+		if len(args) > 0 {
+			return m.searchSessions(strings.Join(args, " "))
+		}
 		return []tea.Cmd{func() tea.Msg {
 			list, err := b.ListSessions(ctx, 20)
 			return sessionsMsg{list: list, err: err}
@@ -89,6 +94,11 @@ func (m *Model) command(text string) []tea.Cmd {
 			out, model, err := b.ModelCommand(ctx, sid, args, p)
 			return modelMsg{out: out, model: model, err: err}
 		}}
+	case "/undo", "/rewind":
+		if busyRefusal() {
+			return nil
+		}
+		return m.timeTravel(name, args)
 	case "/retry":
 		if busyRefusal() {
 			return nil

@@ -15,6 +15,10 @@ import (
 
 // handleEvent folds one event of the turn into the Model.
 func (m *Model) handleEvent(ev protocol.Event) {
+	if ev.ParentSessionID != "" && ev.Type != protocol.EventPermissionRequested && ev.Type != protocol.EventPermissionResolved {
+		m.subs.handle(ev) // a subagent's progress (subagent.go)
+		return
+	}
 	switch ev.Type {
 	case protocol.EventTurnStarted:
 		if m.turnsSeen > 0 && len(m.queued) > 0 {
@@ -56,7 +60,11 @@ func (m *Model) handleEvent(ev protocol.Event) {
 				break
 			}
 		}
+		m.subs.drop(ev.ToolCallID)
 		m.print(m.r.toolCard(ev))
+		if note := m.changesNote(ev.Changes); note != "" {
+			m.print(note)
+		}
 	case protocol.EventPermissionRequested:
 		n := len(m.approvals)
 		m.approvals = append(m.approvals, ev)
@@ -169,6 +177,7 @@ func (m *Model) turnDone(err error) []tea.Cmd {
 		m.input.Reset()
 	}
 	m.tools, m.approvals, m.feedback, m.retry = nil, nil, false, ""
+	m.subs = subagents{}
 	m.ended(err)
 	m.turnFailed = err != nil
 	if len(m.queued) > 0 && err == nil {

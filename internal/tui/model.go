@@ -128,6 +128,7 @@ type Model struct {
 	partsPrinted  int
 	answerStarted bool
 	tools         []*toolCard
+	subs          subagents // progress of the subagents of task cards (subagent.go)
 	approvals     []protocol.Event
 	// preview is the rendered detail of the approval shown, for
 	// previewKey (its request and width); expanded is the request whose

@@ -34,6 +34,11 @@ func (m *Model) replay(evs []protocol.Event) {
 			}
 		case protocol.EventToolCompleted:
 			m.print(m.r.toolCard(ev))
+			if note := m.changesNote(ev.Changes); note != "" {
+				m.print(note)
+			}
+		case protocol.EventCheckpointRestored, protocol.EventConversationRewound:
+			m.replayTimeTravel(ev)
 		case protocol.EventPermissionResolved:
 			verdict, mark := "Allowed", m.th.ok.Render("✓ ")
 			if ev.OK != nil && !*ev.OK {

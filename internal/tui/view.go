@@ -31,6 +31,7 @@ func (m *Model) View() tea.View {
 		for _, o := range c.output {
 			top = append(top, m.th.dim.Render("  │ "+ansi.Truncate(o, max(m.width-4, 8), "…")))
 		}
+		top = append(top, m.subagentLines(c.id)...)
 	}
 	if len(m.approvals) > 0 {
 		bottom = append(bottom, m.approvalView()...)

@@ -18,7 +18,7 @@ func testSessionRoundTrip(t *testing.T, b Backend) {
 
 	in := &protocol.Session{
 		ID: "s1", Title: "first", Workspace: "/w", Model: "openai/gpt",
-		ParentID: "p0", LastError: "boom",
+		ParentID: "p0", Agent: "explore", LastError: "boom",
 		Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2, CachedTokens: 3, ReasoningTokens: 4},
 	}
 	if err := s.CreateSession(ctx, in); err != nil {
@@ -93,6 +93,8 @@ func testListSessions(t *testing.T, b Backend) {
 		{ID: "b", Workspace: "/two"},
 		{ID: "c", Workspace: "/one"},
 		{ID: "d", Workspace: "/one"},
+		{ID: "d1", Workspace: "/one", ParentID: "d", Agent: "explore"},
+		{ID: "d2", Workspace: "/one", ParentID: "d", Agent: "general"},
 	} {
 		clock.Add(time.Second)
 		if err := s.CreateSession(ctx, &sess); err != nil {
@@ -125,6 +127,9 @@ func testListSessions(t *testing.T, b Backend) {
 		{store.ListOptions{Workspace: "/one"}, []string{"a", "d", "c"}},
 		{store.ListOptions{Workspace: "/one", Limit: 1}, []string{"a"}},
 		{store.ListOptions{Workspace: "/none"}, []string{}},
+		// Subagents' sessions are listed only when asked for.
+		{store.ListOptions{Parent: "d"}, []string{"d2", "d1"}},
+		{store.ListOptions{Workspace: "/one", WithChildren: true}, []string{"a", "d2", "d1", "d", "c"}},
 	} {
 		if got := ids(tc.opts); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ListSessions(%+v) = %v, want %v", tc.opts, got, tc.want)

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// snippetTerms returns the words of a search query, lower-cased and cut
+// to a stem (see stem), for snippet to find.
+func snippetTerms(query string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), isWordSep) {
+		if w = stem(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// isWordSep reports the runes between words, as the index's tokenizer
+// (unicode61) splits text: anything but letters and digits.
+func isWordSep(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
+
+// stem cuts common English endings, so that a word of the text matches a
+// query word it stems alike with in the index ("tests", "testing" and
+// "tested" all start with "test"). It is the index's porter stemmer made
+// rough: snippet only uses it to find where to cut and what to mark.
+func stem(w string) string {
+	for _, suffix := range []string{"ing", "ed", "es", "s", "ly"} {
+		if len(w) > len(suffix)+2 && strings.HasSuffix(w, suffix) {
+			return w[:len(w)-len(suffix)]
+		}
+	}
+	return w
+}
+
+// snippet returns about n words of text around the first word matching a
+// term, matching words between ** marks, on one line, with … where text
+// was cut.
+func snippet(text string, terms []string, n int) string {
+	type word struct{ start, end int }
+	var words []word
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if isWordSep(r) {
+			i += size
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if isWordSep(r) {
+				break
+			}
+			j += size
+		}
+		words = append(words, word{i, j})
+		i = j
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	matches := func(w word) bool {
+		lw := strings.ToLower(text[w.start:w.end])
+		for _, t := range terms {
+			if strings.HasPrefix(lw, t) {
+				return true
+			}
+		}
+		return false
+	}
+	first := 0
+	for i, w := range words {
+		if matches(w) {
+			first = i
+			break
+		}
+	}
+	from := max(first-n/3, 0)
+	to := min(from+n, len(words))
+	from = max(to-n, 0)
+	var b strings.Builder
+	if from > 0 {
+		b.WriteString("…")
+	}
+	pos := words[from].start
+	for _, w := range words[from:to] {
+		b.WriteString(oneLineText(text[pos:w.start]))
+		if matches(w) {
+			b.WriteString("**" + text[w.start:w.end] + "**")
+		} else {
+			b.WriteString(text[w.start:w.end])
+		}
+		pos = w.end
+	}
+	if to < len(words) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// oneLineText turns the separators between two words into one line:
+// each run of white space with a line break or tab becomes a space.
+func oneLineText(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return s
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}

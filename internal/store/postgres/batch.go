@@ -16,8 +16,8 @@ import (
 
 const (
 	qInsertSession = `INSERT INTO sessions (id, title, workspace, model, status, parent_id, last_error,
-input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, context_percent, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+input_tokens, output_tokens, cached_tokens, reasoning_tokens, cost_usd, context_percent, created_at, updated_at, agent)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 	qUpdateSession = `UPDATE sessions SET title = $2, model = $3, status = $4, last_error = $5,
 input_tokens = $6, output_tokens = $7, cached_tokens = $8, reasoning_tokens = $9,
 cost_usd = $10, context_percent = $11, updated_at = $12
@@ -106,7 +106,7 @@ func (s *Store) AppendBatch(ctx context.Context, sessionID string, b store.Batch
 		}
 		u := ns.Usage
 		first.Queue(qInsertSession, ns.ID, ns.Title, ns.Workspace, ns.Model, string(status), ns.ParentID, ns.LastError,
-			u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens, ns.CostUSD, ns.ContextPercent, created, updated)
+			u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens, ns.CostUSD, ns.ContextPercent, created, updated, ns.Agent)
 	}
 	updAt := s.stamp(now)
 	if us := b.UpdateSession; us != nil {
@@ -200,7 +200,8 @@ func (s *Store) AppendBatch(ctx context.Context, sessionID string, b store.Batch
 	return nil
 }
 
-// checkBatch refuses a batch whose parts name another session.
+// checkBatch refuses a batch whose parts name another session, or file
+// changes without their result.
 func checkBatch(sessionID string, b store.Batch) error {
 	if ns := b.NewSession; ns != nil {
 		if ns.ID == "" {
@@ -218,7 +219,8 @@ func checkBatch(sessionID string, b store.Batch) error {
 			return fmt.Errorf("append: event for session %s in a batch of session %s", e.SessionID, sessionID)
 		}
 	}
-	return nil
+	_, err := changeSeqs(sessionID, b, 0)
+	return err
 }
 
 // recordsBatch is the second round trip of AppendBatch: the records, with
@@ -305,6 +307,9 @@ func (s *Store) recordsBatch(sessionID string, b store.Batch, now time.Time, msg
 			mtimes, sizes = append(mtimes, v.ModTime.UnixNano()), append(sizes, v.Size)
 		}
 		q.Queue(qRecordFiles, sessionID, paths, mtimes, sizes, sums)
+	}
+	if err := queueHistory(q, sessionID, b, msgBase, nowMS); err != nil {
+		return nil, nil, err
 	}
 	if len(b.Events) > 0 {
 		q.Queue(qNotify, s.channel, notice(sessionID, evBase+int64(len(b.Events))))

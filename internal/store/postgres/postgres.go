@@ -205,6 +205,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", s.redacted, err)
 	}
+	return s.applyMigrations(ctx, all)
+}
+
+// applyMigrations applies those of all the schema lacks (see migrate).
+func (s *Store) applyMigrations(ctx context.Context, all []migration) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", s.redacted, err)

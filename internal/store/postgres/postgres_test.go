@@ -31,7 +31,7 @@ func TestOpenMigratesOnce(t *testing.T) {
 	}
 	wg.Wait()
 	s := openPG(t, url, noOptions)
-	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql" {
+	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql" {
 		t.Errorf("migrations applied: %q", got)
 	}
 }
@@ -42,14 +42,15 @@ func TestOpenNewerSchema(t *testing.T) {
 	t.Parallel()
 	url := pg.NewSchema(t)
 	s := openPG(t, url, noOptions)
+	known := pgBackend().QueryString(t, s, `SELECT COUNT(*) FROM mx_claw_migrations`)
 	pgBackend().Exec(t, s, `INSERT INTO mx_claw_migrations (version, name) VALUES (99, '0099_future.sql')`)
 	_, err := postgres.Open(context.Background(), url)
 	var tooNew *store.SchemaTooNewError
-	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 1 {
-		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 1}", err)
+	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 4 {
+		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 4}", err)
 	}
-	if got := pgBackend().QueryString(t, s, `SELECT COUNT(*) FROM mx_claw_migrations`); got != "2" {
-		t.Errorf("%s migration rows after the refused open, want 2", got)
+	if got := pgBackend().QueryString(t, s, `SELECT COUNT(*) - 1 FROM mx_claw_migrations`); got != known {
+		t.Errorf("%s+1 migration rows after the refused open, want %s+1", got, known)
 	}
 }
 
@@ -162,3 +163,31 @@ WHERE query LIKE 'LISTEN %`+schema+`%'`)
 }
 
 var noOptions = storetestOptions()
+
+// TestSearchIndexesOlderMessages: the messages of a store from before
+// session search (migration 4) are indexed by the migration, and the
+// newest of them are the ones stored last.
+func TestSearchIndexesOlderMessages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pg.NewSchema(t)
+	if err := postgres.MigrateTo(ctx, url, 3); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, url)
+	if _, err := conn.Exec(ctx, `INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('old', 'old one', now(), now());
+INSERT INTO messages (session_id, seq, role, content, created_at) VALUES
+('old', 1, 'user', '{"role":"user","content":"an ancient ocelot"}', now()),
+('old', 2, 'assistant', '{"role":"assistant","content":"","tool_calls":[{"id":"c","name":"read_file","arguments":"{\"path\":\"ocelot.go\"}"}]}', now()),
+('old', 3, 'system', '{"role":"system","content":"ocelot rules"}', now())`); err != nil {
+		t.Fatal(err)
+	}
+	s := openPG(t, url, noOptions)
+	hits, err := s.Search(ctx, store.SearchQuery{Text: "ocelot"})
+	if err != nil || len(hits) != 2 || hits[0].Title != "old one" {
+		t.Fatalf("hits = %+v, %v", hits, err)
+	}
+	if got := pgBackend().QueryString(t, s, `SELECT string_agg(seq::text, ',' ORDER BY n) FROM messages`); got != "1,2,3" {
+		t.Errorf("messages in the order n gives them: %s", got)
+	}
+}

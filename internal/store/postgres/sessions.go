@@ -16,7 +16,7 @@ import (
 
 const sessionColumns = `id, title, workspace, model, status, parent_id, last_error,
 input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-message_count, created_at, updated_at, cost_usd, context_percent`
+message_count, created_at, updated_at, cost_usd, context_percent, agent`
 
 // GetSession returns a session or an error wrapping store.ErrNotFound.
 func (s *Store) GetSession(ctx context.Context, id string) (*protocol.Session, error) {
@@ -44,6 +44,13 @@ func (s *Store) ListSessions(ctx context.Context, opts store.ListOptions) ([]pro
 	}
 	if opts.Status != "" {
 		q.WriteString(` AND status = ` + arg(string(opts.Status)))
+	}
+	// Subagents' sessions are listed only when asked for.
+	switch {
+	case opts.Parent != "":
+		q.WriteString(` AND parent_id = ` + arg(opts.Parent))
+	case !opts.WithChildren:
+		q.WriteString(` AND parent_id = ''`)
 	}
 	q.WriteString(` ORDER BY updated_at DESC, n DESC`)
 	if opts.Limit > 0 {
@@ -75,7 +82,7 @@ func scanSession(r pgx.Row) (protocol.Session, error) {
 	err := r.Scan(&sess.ID, &sess.Title, &sess.Workspace, &sess.Model, &status,
 		&sess.ParentID, &sess.LastError,
 		&sess.Usage.InputTokens, &sess.Usage.OutputTokens, &sess.Usage.CachedTokens,
-		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated, &sess.CostUSD, &sess.ContextPercent)
+		&sess.Usage.ReasoningTokens, &sess.MessageCount, &created, &updated, &sess.CostUSD, &sess.ContextPercent, &sess.Agent)
 	if err != nil {
 		return protocol.Session{}, err
 	}

@@ -3,7 +3,8 @@
 // tests) and the PostgreSQL store (package postgres's tests) alike, so the
 // core can rely on the same semantics from both — sequences, transactions,
 // leases and their fencing, approvals, queued input, grants, audit, file
-// versions, compactions, the quarantine and event notices.
+// versions, compactions, the quarantine, event notices, subagents' child
+// sessions, file changes and rewinds, deletion and session search.
 //
 // An implementation's test calls Run with a Backend that opens empty
 // stores of its kind.
@@ -77,6 +78,12 @@ func Run(t *testing.T, b Backend) {
 		{"FileVersions", testFileVersions},
 		{"CorruptRowsAreQuarantined", testCorruptRowsAreQuarantined},
 		{"EventNotices", testEventNotices},
+		{"FileChangesRoundTrip", testFileChangesRoundTrip},
+		{"Rewinds", testRewinds},
+		{"DeleteSession", testDeleteSession},
+		{"Search", testSearch},
+		{"SearchSnippets", testSearchSnippets},
+		{"SearchCommonWordGivesNewest", testSearchCommonWordGivesNewest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // ExecRaw runs a statement on the writer, as a hand edit would (the
 // conformance suite's Backend.Exec).
@@ -15,3 +18,7 @@ func (s *SQLite) QueryStringRaw(ctx context.Context, q string) (string, error) {
 	err := s.r.QueryRowContext(ctx, q).Scan(&v)
 	return v, err
 }
+
+// Writer is the store's writing connection pool, for tests that fill
+// tables in bulk.
+func (s *SQLite) Writer() *sql.DB { return s.w }

@@ -27,6 +27,14 @@
 //     with the session and its last sequence on commit; SubscribeEvents
 //     LISTENs on one connection and fans the notices out, so each worker's
 //     event streams wake when any worker stores an event.
+//   - History (time travel and the session library): file changes,
+//     reverts, rewinds and imported sessions' sources are written in the
+//     transaction of the batch they come with; DeleteSession locks the
+//     session's row and lease, and refuses a session a live owner holds.
+//   - Session search is PostgreSQL's text search (search.go): a stored
+//     generated tsvector column of messages with a GIN index, English
+//     stems without stop words, ts_rank, ts_headline snippets, under the
+//     SQLite store's rules (store.SearchTerms, store.SearchCandidates).
 //
 // The schema is versioned by the migrations in migrations/, applied under
 // an advisory lock, so workers starting together migrate once. The search

@@ -39,8 +39,7 @@ func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmte
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(replies...)
-	t.Cleanup(srv.Close)
+	srv := llmtest.NewTestServer(t, replies...)
 	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":%v,"configured":true}}}`, srv.URL(), requiresKey)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

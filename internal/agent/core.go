@@ -219,7 +219,7 @@ func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools
 			warnings = append(warnings, w...)
 		}
 		var err error
-		if reg, err = reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err != nil {
+		if reg, err = reg.With(newTaskTool(defs, c.opts.Worktrees != "")); err != nil {
 			return nil, warnings, err
 		}
 	}
@@ -312,7 +312,7 @@ func (c *Core) Owner() string { return c.opts.Owner }
 
 // CreateSession stores a new idle session for a workspace and emits
 // session.created to sink (which may be nil).
-func (c *Core) CreateSession(ctx context.Context, workspace, model string, sink func(protocol.Event)) (*protocol.Session, error) {
+func (c *Core) CreateSession(ctx context.Context, workspace, model string, sink Sink) (*protocol.Session, error) {
 	now := c.opts.Now().UTC()
 	s := &protocol.Session{
 		ID:        newID(),
@@ -437,7 +437,7 @@ func (c *Core) unclaim(sessionID string) {
 
 // emit stores e if its type is stored (assigning its sequence) and hands it
 // to sink.
-func (c *Core) emit(ctx context.Context, e *protocol.Event, sink func(protocol.Event)) error {
+func (c *Core) emit(ctx context.Context, e *protocol.Event, sink Sink) error {
 	if e.Timestamp.IsZero() {
 		e.Timestamp = c.opts.Now().UTC()
 	}

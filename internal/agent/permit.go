@@ -60,7 +60,7 @@ func (t *turn) decide(c *call) permission.Decision {
 		return combineHook(permission.Decision{Tool: c.Name, Action: permission.Allow}, c.hook)
 	}
 	req := permission.Request{
-		Tool: c.Name, Risk: string(c.tool.Risk()), Args: c.args,
+		Tool: c.Name, Risk: string(c.tool.Info().Risk), Args: c.args,
 		Workspace: t.ws.Root(), Roots: t.ws.Allowed(), Home: t.core.opts.Home,
 	}
 	if paths, err := permission.ArgPaths(c.Name, c.args); err == nil {
@@ -79,7 +79,7 @@ func (t *turn) decide(c *call) permission.Decision {
 		}
 	}
 	d := t.sandboxGate(c, combineHook(t.policy.Decide(req), c.hook))
-	t.audit(c, string(d.Action), d.Source.String())
+	t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	return d
 }
 
@@ -95,7 +95,7 @@ func (t *turn) hidden(c *call) func(abs string) bool {
 
 // audit records a decision. It is stored with the turn's next batch of
 // records — before the call's result, at the latest.
-func (t *turn) audit(c *call, decision, source string) {
+func (t *turn) audit(c *call, decision protocol.AuditDecision, source protocol.AuditSource) {
 	e := &protocol.AuditEntry{SessionID: t.sess.ID, Tool: c.Name, Summary: c.summary, Decision: decision,
 		Source: source, CreatedAt: t.core.opts.Now().UTC()}
 	t.auditMu.Lock()
@@ -220,10 +220,12 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 // call or makes the rejection its result.
 func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, ans ResolveRequest) (outcome, error) {
 	ok := ans.Approve
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if ok {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
+	// permission.resolved carries the approval's status in the event's
+	// status field (kept for the clients that read it there).
 	if err := t.emit(protocol.Event{Type: protocol.EventPermissionResolved, RequestID: a.ID, ToolCallID: c.ID,
 		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: ans.Feedback, Status: protocol.SessionStatus(status)}); err != nil {
 		return outcome{}, err
@@ -232,7 +234,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 		return outcome{content: c.early, isError: true}, nil
 	}
 	if !ans.Approve {
-		t.audit(c, "deny", "user")
+		t.audit(c, protocol.AuditDeny, protocol.AuditSourceUser)
 		res := outcome{content: RejectedResult, isError: true}
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
 			res.content += ". The user said: " + fb
@@ -243,7 +245,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 		// An approval never lifts a deny rule or a hard check.
 		return outcome{content: deniedResult(d), isError: true}, nil
 	}
-	t.audit(c, "allow", "user ("+scopeName(ans.Scope)+")")
+	t.audit(c, protocol.AuditAllow, protocol.AuditSourceUser+" ("+protocol.AuditSource(scopeName(ans.Scope))+")")
 	if ans.Rule != "" {
 		d.Suggest = ans.Rule
 	}
@@ -258,7 +260,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 // the paused turn is resumed here, as Resolve does, and its events go to
 // sink. Of several answers to one approval the first wins; the others get
 // ErrNoPendingApproval.
-func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink Sink) error {
 	if err := checkAnswer(req); err != nil {
 		return err
 	}
@@ -268,9 +270,9 @@ func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protoco
 	if !waiting {
 		return c.Resolve(ctx, req, sink)
 	}
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if req.Approve {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
 	if err := c.opts.Store.ResolveApproval(ctx, req.SessionID, req.RequestID, status, req.Feedback); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
@@ -290,7 +292,7 @@ type ResolveRequest struct {
 	// Scope of an approval: "once" (default), "session" (a grant for
 	// this session) or "always" (a grant for the workspace). A grant is
 	// the narrowest rule that covers the call, never a whole tool.
-	Scope string
+	Scope protocol.ApprovalScope
 	// Feedback is given to the model with a rejection.
 	Feedback string
 	// Rule, if set, is the rule to save for a "session" or "always"
@@ -314,7 +316,7 @@ var ErrNoPendingApproval = errors.New("no such pending approval")
 // the approved call runs (or gets the rejection as its result), then the
 // rest of that model response's calls, then the next model step. It works
 // from any process: the pause lives in the store.
-func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink Sink) error {
 	pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
 	if err != nil {
 		return err
@@ -345,9 +347,9 @@ func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protoc
 // resume continues the turn paused at approval a.
 func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	st := t.core.opts.Store
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if req.Approve {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
 	if err := st.ResolveApproval(t.bg, t.sess.ID, a.ID, status, req.Feedback); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
@@ -402,12 +404,12 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 // checkAnswer refuses an answer with an unknown scope or a malformed rule.
 func checkAnswer(req ResolveRequest) error {
 	switch req.Scope {
-	case "", "once", "session", "always":
+	case "", protocol.ScopeOnce, protocol.ScopeSession, protocol.ScopeAlways:
 	default:
 		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
 	}
 	if req.Rule != "" {
-		if req.Scope != "session" && req.Scope != "always" {
+		if req.Scope != protocol.ScopeSession && req.Scope != protocol.ScopeAlways {
 			return &ConfigError{Err: errors.New("a rule is saved only with a session or always approval")}
 		}
 		if _, err := permission.ParseRule(req.Rule); err != nil {
@@ -417,21 +419,21 @@ func checkAnswer(req ResolveRequest) error {
 	return nil
 }
 
-func scopeName(s string) string {
+func scopeName(s protocol.ApprovalScope) protocol.ApprovalScope {
 	if s == "" {
-		return "once"
+		return protocol.ScopeOnce
 	}
 	return s
 }
 
 // grant stores the narrowest rule covering c for the scope of an approval
 // and applies it to the rest of this turn.
-func (t *turn) grant(c *call, d permission.Decision, scope string) error {
-	if scope != "session" && scope != "always" || d.Suggest == "" || t.policy == nil {
+func (t *turn) grant(c *call, d permission.Decision, scope protocol.ApprovalScope) error {
+	if scope != protocol.ScopeSession && scope != protocol.ScopeAlways || d.Suggest == "" || t.policy == nil {
 		return nil
 	}
 	key, origin := "session:"+t.sess.ID, "session grant"
-	if scope == "always" {
+	if scope == protocol.ScopeAlways {
 		key, origin = t.ws.Root(), "project grant"
 	}
 	if err := t.core.opts.Store.AddGrant(t.bg, key, d.Suggest); err != nil {

@@ -153,7 +153,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 	choice, err := ChooseStore(home, cfg)
 	var st store.Store
 	if err == nil {
-		st, err = OpenStore(ctx, choice)
+		st, err = choice.Open(ctx)
 	}
 	rr := <-regc
 	if err != nil {

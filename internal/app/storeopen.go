@@ -60,24 +60,10 @@ func ChooseStore(home string, cfg *config.Config) (StoreChoice, error) {
 	return c, nil
 }
 
-// OpenStore opens the store c names.
-func OpenStore(ctx context.Context, c StoreChoice) (store.Store, error) {
+// Open opens the store c names.
+func (c StoreChoice) Open(ctx context.Context) (store.Store, error) {
 	if c.Postgres != "" {
 		return postgres.Open(ctx, c.Postgres)
 	}
 	return store.Open(ctx, c.Path)
-}
-
-// OpenHomeStore opens the store of a home as its config and the
-// environment choose, for commands that need only the store.
-func OpenHomeStore(ctx context.Context, home string) (store.Store, error) {
-	cfg, err := config.Load(home)
-	if err != nil {
-		return nil, &agent.ConfigError{Err: err}
-	}
-	c, err := ChooseStore(home, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return OpenStore(ctx, c)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
 	"github.com/mx-claw/mx-claw/internal/headless"
+	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
 type approveFlags struct {
@@ -78,12 +79,12 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 		return err
 	}
 	defer a.Close()
-	scope := "once"
+	scope := protocol.ScopeOnce
 	switch {
 	case f.always:
-		scope = "always"
+		scope = protocol.ScopeAlways
 	case f.session:
-		scope = "session"
+		scope = protocol.ScopeSession
 	}
 	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
 	err = a.Core.Resolve(ctx, agent.ResolveRequest{

@@ -27,7 +27,7 @@ func doctorStore(ctx context.Context, w io.Writer, home string, cfg *config.Conf
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	st, err := app.OpenStore(ctx, c)
+	st, err := c.Open(ctx)
 	if err != nil {
 		line("Store", "%s: %v", c, err)
 		return "the store cannot be opened"

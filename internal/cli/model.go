@@ -320,7 +320,7 @@ type storeSession struct {
 }
 
 func openSession(ctx context.Context, home, id string) (*storeSession, func(), error) {
-	st, err := app.OpenHomeStore(ctx, home)
+	st, err := app.OpenStore(ctx, home)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -159,6 +159,23 @@ type PartDecision struct {
 	Reason string `json:"reason"`
 }
 
+// ReadOnly reports whether d allows a command the classifier judged
+// read-only in every part: no rule, mode, hook or grant was needed. Such a
+// call changes nothing, so it may run beside other reads (the agent runs
+// it in a parallel batch); deciding this per call, not per tool, lets
+// `grep -rn x .` run with read_file while `go test` waits its turn.
+func (d *Decision) ReadOnly() bool {
+	if d.Action != Allow || d.Tool != CommandTool || len(d.Parts) == 0 {
+		return false
+	}
+	for i := range d.Parts {
+		if p := &d.Parts[i]; p.Action != Allow || p.Source.Kind != SourceReadOnly || !p.Part.ReadOnly {
+			return false
+		}
+	}
+	return true
+}
+
 // Decide decides a call. It never fails: anything it cannot judge asks
 // (or, in plan mode, is denied).
 func (p *Policy) Decide(req Request) Decision {

@@ -60,17 +60,16 @@ type QueuedInput struct {
 // Approval is a tool call waiting for a person's decision, with the rest of
 // the calls of the same model response that come after it.
 type Approval struct {
-	ID        string     `json:"id"`
-	SessionID string     `json:"sessionId"`
-	TurnID    string     `json:"turnId"`
-	Call      ToolCall   `json:"call"`
-	Summary   string     `json:"summary"`
-	Remaining []ToolCall `json:"remaining,omitempty"`
-	// Status is "pending", "approved" or "rejected".
-	Status     string    `json:"status"`
-	Feedback   string    `json:"feedback,omitempty"`
-	CreatedAt  time.Time `json:"createdAt"`
-	ResolvedAt time.Time `json:"resolvedAt,omitzero"`
+	ID         string         `json:"id"`
+	SessionID  string         `json:"sessionId"`
+	TurnID     string         `json:"turnId"`
+	Call       ToolCall       `json:"call"`
+	Summary    string         `json:"summary"`
+	Remaining  []ToolCall     `json:"remaining,omitempty"`
+	Status     ApprovalStatus `json:"status"`
+	Feedback   string         `json:"feedback,omitempty"`
+	CreatedAt  time.Time      `json:"createdAt"`
+	ResolvedAt time.Time      `json:"resolvedAt,omitzero"`
 }
 
 // Grant is a stored permission rule that allows calls without asking:
@@ -86,13 +85,13 @@ type Grant struct {
 // call, and what decided it (a rule, the mode, the user, a hook, a hard
 // check).
 type AuditEntry struct {
-	ID        int64     `json:"id"`
-	SessionID string    `json:"sessionId"`
-	Tool      string    `json:"tool"`
-	Summary   string    `json:"summary"`
-	Decision  string    `json:"decision"`
-	Source    string    `json:"source"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID        int64         `json:"id"`
+	SessionID string        `json:"sessionId"`
+	Tool      string        `json:"tool"`
+	Summary   string        `json:"summary"`
+	Decision  AuditDecision `json:"decision"`
+	Source    AuditSource   `json:"source"`
+	CreatedAt time.Time     `json:"createdAt"`
 }
 
 // FileVersion is the version of a file a session last read or wrote, as
@@ -108,10 +107,9 @@ type FileVersion struct {
 
 // Todo is one item of the task list the model keeps with todo_write.
 type Todo struct {
-	ID      string `json:"id,omitempty"`
-	Content string `json:"content"`
-	// Status is "pending", "in_progress" or "completed".
-	Status string `json:"status"`
+	ID      string     `json:"id,omitempty"`
+	Content string     `json:"content"`
+	Status  TodoStatus `json:"status"`
 }
 
 // Compaction records that the model's view of a session replaces its

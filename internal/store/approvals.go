@@ -12,14 +12,6 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-// The statuses an approval may have.
-const (
-	ApprovalPending   = "pending"
-	ApprovalApproved  = "approved"
-	ApprovalRejected  = "rejected"
-	ApprovalCancelled = "cancelled"
-)
-
 // CreateApproval stores a pending approval; a.ID must be set. It sets
 // a.Status to pending and a zero a.CreatedAt to now (UTC, to the
 // millisecond). A missing session is ErrNotFound.
@@ -49,7 +41,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', '', ?)`,
 	}); err != nil {
 		return sessionError("create approval "+a.ID, a.SessionID, err)
 	}
-	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = ApprovalPending, "", created, time.Time{}
+	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = protocol.ApprovalPending, "", created, time.Time{}
 	return nil
 }
 
@@ -100,9 +92,9 @@ WHERE session_id = ? AND status = 'pending' ORDER BY created_at, rowid`, session
 // the person's feedback. It fails with an error wrapping ErrNotFound if no
 // such approval is pending, so of two front ends answering the same
 // approval, exactly one succeeds.
-func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error {
-	if status != ApprovalApproved && status != ApprovalRejected {
-		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, ApprovalApproved, ApprovalRejected)
+func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id string, status protocol.ApprovalStatus, feedback string) error {
+	if status != protocol.ApprovalApproved && status != protocol.ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, protocol.ApprovalApproved, protocol.ApprovalRejected)
 	}
 	var n int64
 	err := s.write(ctx, func(q execer) error {
@@ -128,8 +120,8 @@ WHERE session_id = ? AND id = ? AND status = 'pending'`,
 // "cancelled".
 func (s *SQLite) ClearPendingApprovals(ctx context.Context, sessionID string) error {
 	if err := s.write(ctx, func(q execer) error {
-		_, err := q.ExecContext(ctx, `UPDATE approvals SET status = 'cancelled', resolved_at = ?
-WHERE session_id = ? AND status = 'pending'`, ms(s.now()), sessionID)
+		_, err := q.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?
+WHERE session_id = ? AND status = ?`, protocol.ApprovalCancelled, ms(s.now()), sessionID, protocol.ApprovalPending)
 		return err
 	}); err != nil {
 		return fmt.Errorf("clear pending approvals: session %s: %w", sessionID, err)

@@ -144,7 +144,7 @@ type Store interface {
 	PendingApprovals(ctx context.Context, sessionID string) ([]protocol.Approval, error)
 	// ResolveApproval marks a pending approval "approved" or "rejected".
 	// It fails with ErrNotFound if no such approval is pending.
-	ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error
+	ResolveApproval(ctx context.Context, sessionID, id string, status protocol.ApprovalStatus, feedback string) error
 	// ClearPendingApprovals marks all the session's pending approvals
 	// "cancelled".
 	ClearPendingApprovals(ctx context.Context, sessionID string) error

@@ -39,7 +39,7 @@ VALUES ($1, $2, $3, $4, $5, $6, 'pending', '', $7)`,
 		[]any{a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), created}, nil); err != nil {
 		return sessionError("create approval "+a.ID, a.SessionID, err)
 	}
-	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = store.ApprovalPending, "", created, time.Time{}
+	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = protocol.ApprovalPending, "", created, time.Time{}
 	return nil
 }
 
@@ -88,9 +88,9 @@ WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, n`, sessionID)
 // ResolveApproval marks a pending approval "approved" or "rejected"; of
 // two resolvers of one approval exactly one succeeds, the other gets
 // store.ErrNotFound.
-func (s *Store) ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error {
-	if status != store.ApprovalApproved && status != store.ApprovalRejected {
-		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, store.ApprovalApproved, store.ApprovalRejected)
+func (s *Store) ResolveApproval(ctx context.Context, sessionID, id string, status protocol.ApprovalStatus, feedback string) error {
+	if status != protocol.ApprovalApproved && status != protocol.ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, protocol.ApprovalApproved, protocol.ApprovalRejected)
 	}
 	tag, err := s.write(ctx, `UPDATE approvals SET status = $1, feedback = $2, resolved_at = $3
 WHERE session_id = $4 AND id = $5 AND status = 'pending'`,

@@ -276,7 +276,7 @@ func (s *Store) recordsBatch(sessionID string, b store.Batch, now time.Time, msg
 		cols := [5][]string{make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)}
 		at := make([]time.Time, n)
 		for i, e := range b.Audit {
-			cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i] = e.SessionID, e.Tool, e.Summary, e.Decision, e.Source
+			cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i] = e.SessionID, e.Tool, e.Summary, string(e.Decision), string(e.Source)
 			at[i] = s.stamp(e.CreatedAt)
 			if e.CreatedAt.IsZero() {
 				at[i] = nowMS

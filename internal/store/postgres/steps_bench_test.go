@@ -40,13 +40,11 @@ func (instant) Stream(ctx context.Context, req *llm.Request, onDelta func(llm.De
 // noop is a trivial read-only tool.
 type noop struct{}
 
-func (noop) Name() string        { return "noop" }
-func (noop) Description() string { return "Does nothing." }
-func (noop) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`)
-}
-func (noop) Risk() tools.Risk               { return tools.RiskRead }
-func (noop) ConcurrencySafe() bool          { return true }
+var noopInfo = tools.Info{Name: "noop", Description: "Does nothing.",
+	Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`),
+	Risk:   tools.RiskRead, ConcurrencySafe: true}
+
+func (noop) Info() tools.Info               { return noopInfo }
 func (noop) Summary(json.RawMessage) string { return "noop" }
 func (noop) Run(context.Context, *tools.Env, json.RawMessage) (tools.Result, error) {
 	return tools.Result{Content: "ok"}, nil

@@ -30,7 +30,7 @@ func testApprovals(t *testing.T, b Backend) {
 	if err := s.CreateApproval(ctx, a1); err != nil {
 		t.Fatal(err)
 	}
-	if a1.Status != store.ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
+	if a1.Status != protocol.ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("CreateApproval left %+v", a1)
 	}
 	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}}
@@ -59,13 +59,13 @@ func testApprovals(t *testing.T, b Backend) {
 	if err := s.ResolveApproval(ctx, "s", "a1", "maybe", ""); err == nil {
 		t.Error("ResolveApproval with a bad status succeeded")
 	}
-	if err := s.ResolveApproval(ctx, "other", "a1", store.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "other", "a1", protocol.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval in the wrong session = %v", err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", store.ApprovalRejected, "not that"); err != nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", protocol.ApprovalRejected, "not that"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", store.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a1", protocol.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second ResolveApproval = %v, want store.ErrNotFound", err)
 	}
 	if got := b.QueryString(t, s, `SELECT status || ' ' || feedback FROM approvals WHERE id = 'a1'`); got != "rejected not that" {
@@ -82,7 +82,7 @@ func testApprovals(t *testing.T, b Backend) {
 	if got, _ = s.PendingApprovals(ctx, "s"); len(got) != 0 {
 		t.Errorf("PendingApprovals after clear = %+v", got)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a2", store.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a2", protocol.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval of a cancelled approval = %v", err)
 	}
 	if got, _ = s.PendingApprovals(ctx, "other"); len(got) != 1 {
@@ -100,7 +100,7 @@ func testResolveApprovalOnce(t *testing.T, b Backend) {
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", store.ApprovalApproved, "") })
+		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", protocol.ApprovalApproved, "") })
 	}
 	wg.Wait()
 	close(results)

@@ -318,6 +318,7 @@ func TestServeWorkersShareSessions(t *testing.T) {
 		for i, w := range workers {
 			t.Logf("worker %d said:\n%s", i, output(w.stderr))
 		}
+		logLeasesAndQueues(t, url, ids)
 		return
 	}
 
@@ -409,6 +410,24 @@ func TestServeWorkersShareSessions(t *testing.T) {
 	}
 }
 
+// logLeasesAndQueues logs the lease and the queued inputs of each session
+// that has either, to tell why a turn did not end.
+func logLeasesAndQueues(t *testing.T, url string, ids []string) {
+	st, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer st.Close()
+	for i, id := range ids {
+		l, lerr := st.GetLease(context.Background(), id)
+		q, _ := st.QueuedInputs(context.Background(), id)
+		if lerr == nil || len(q) > 0 {
+			t.Logf("session %d: lease %+v (%v), queued %+v", i, l, lerr, q)
+		}
+	}
+}
+
 // stored reports whether the session's transcript has the user message
 // text.
 func stored(base, id, text string) bool {
@@ -428,8 +447,9 @@ func stored(base, id, text string) bool {
 // answered, or failed because its worker died.
 func waitTurn(live func(int) string, i int, id, text string) error {
 	deadline := time.Now().Add(60 * time.Second)
+	var st sessionState
 	for time.Now().Before(deadline) {
-		var st sessionState
+		st = sessionState{}
 		if _, err := call(live(i), "GET", "/api/sessions/"+id, nil, &st); err == nil && st.Session.Status != protocol.StatusRunning {
 			for j, m := range st.Messages {
 				if m.Role != protocol.RoleUser || m.Content != text {
@@ -447,7 +467,12 @@ func waitTurn(live func(int) string, i int, id, text string) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("session %d: the turn of %q did not end in 60 s", i, text)
+	var seen []string
+	for _, m := range st.Messages {
+		seen = append(seen, string(m.Role)+": "+m.Content)
+	}
+	return fmt.Errorf("session %d: the turn of %q did not end in 60 s; the session is %s (%s), its messages %q",
+		i, text, st.Session.Status, st.Session.LastError, seen)
 }
 
 // TestServeFrozenWorkerIsFenced: a worker stopped with SIGSTOP mid-turn,

@@ -3,6 +3,8 @@ package pgtest
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +47,30 @@ func TestStartCreateStop(t *testing.T) {
 	case <-c.exited:
 	default:
 		t.Error("server still running after Stop")
+	}
+}
+
+// Debian installs the server binaries off PATH, under
+// /usr/lib/postgresql/VERSION/bin: a clean machine after `make test-deps`
+// has nothing on PATH, and the clusters start from there.
+func TestStartFromDebianBinDir(t *testing.T) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	if len(dirs) == 0 {
+		t.Skip("no /usr/lib/postgresql/*/bin here (Debian's postgresql is not installed)")
+	}
+	t.Setenv("PATH", t.TempDir())
+	bin, err := BinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(bin, "/usr/lib/postgresql/") {
+		t.Fatalf("BinDir() = %s, want one under /usr/lib/postgresql", bin)
+	}
+	c, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
 	}
 }

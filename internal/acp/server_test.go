@@ -34,11 +34,17 @@ type agentConn struct {
 
 func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmtest.Reply) *agentConn {
 	t.Helper()
-	home := t.TempDir()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newAgentIn(t, t.TempDir(), ws, opts, requiresKey, replies...)
+}
+
+// newAgentIn is newAgent on a given home and workspace: a second agent on
+// the same home is another process's view of the same sessions.
+func newAgentIn(t *testing.T, home, ws string, opts app.Options, requiresKey bool, replies ...llmtest.Reply) *agentConn {
+	t.Helper()
 	srv := llmtest.NewTestServer(t, replies...)
 	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":%v,"configured":true}}}`, srv.URL(), requiresKey)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {

@@ -77,6 +77,9 @@ type App struct {
 	// sessionModes are permission modes chosen for single sessions in
 	// this process (Driver.SetMode), by session id.
 	sessionModes sync.Map
+	// clientMCP are the MCP servers editors passed for single sessions
+	// (Driver.UseMCPServers), by session id.
+	clientMCP sync.Map
 
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once

@@ -247,6 +247,14 @@ func (m *Manager) SessionTools(ctx context.Context, req SessionRequest) ([]tools
 		}
 		out = append(out, t)
 	}
+	if frozen {
+		for _, s := range req.Config.Servers {
+			if s.Source == SourceClient && used[s.Name] == nil {
+				warnings = append(warnings, fmt.Sprintf("MCP server %q that the editor passed is not used: this session's tools "+
+					"were fixed at its first turn, without it; start a new session to use it", s.Name))
+			}
+		}
+	}
 	if set.Startup == StartupSession {
 		warnings = append(warnings, m.startAll(ctx, req.Workspace, used, started, set)...)
 	}

@@ -308,6 +308,9 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	if d := p.judgeNamedPaths(part, paths, req, quoted); d != nil {
 		return set(d.Action, d.Source, d.Reason)
 	}
+	if d := p.judgeWrittenPaths(part, req, quoted); d != nil {
+		return set(d.Action, d.Source, d.Reason)
+	}
 	if part.Kind == PartRedirect && part.Path != "" {
 		if store := p.secretStore(part.Path, req.Home); store != "" && !p.namesStore("edit_file", part.Path, store, req.Workspace, req.Home) {
 			return set(Deny, Source{Kind: SourceHardCheck, Check: CheckSecretStore},
@@ -336,6 +339,9 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	}
 	if r := p.match(Ask, loose); r != nil {
 		return set(Ask, ruleSource(r), ruleReason(r, quoted))
+	}
+	if why := p.unknownWrite(part, req, quoted); why != "" {
+		return set(Ask, Source{Kind: SourceHardCheck, Check: CheckUnknownWrite}, why)
 	}
 	beyond := ""
 	if part.ReadOnly {

@@ -60,16 +60,28 @@ type QueuedInput struct {
 // Approval is a tool call waiting for a person's decision, with the rest of
 // the calls of the same model response that come after it.
 type Approval struct {
-	ID         string         `json:"id"`
-	SessionID  string         `json:"sessionId"`
-	TurnID     string         `json:"turnId"`
-	Call       ToolCall       `json:"call"`
-	Summary    string         `json:"summary"`
-	Remaining  []ToolCall     `json:"remaining,omitempty"`
-	Status     ApprovalStatus `json:"status"`
-	Feedback   string         `json:"feedback,omitempty"`
-	CreatedAt  time.Time      `json:"createdAt"`
-	ResolvedAt time.Time      `json:"resolvedAt,omitzero"`
+	ID        string     `json:"id"`
+	SessionID string     `json:"sessionId"`
+	TurnID    string     `json:"turnId"`
+	Call      ToolCall   `json:"call"`
+	Summary   string     `json:"summary"`
+	Remaining []ToolCall `json:"remaining,omitempty"`
+	// Status is pending, approved, rejected or cancelled.
+	Status   ApprovalStatus `json:"status"`
+	Feedback string         `json:"feedback,omitempty"`
+	// Scope and Rule are those of the answer: "once", "session" or
+	// "always", and the rule the person chose to save instead of the
+	// suggested one.
+	Scope ApprovalScope `json:"scope,omitempty"`
+	Rule  string        `json:"rule,omitempty"`
+	// AnsweredBy names who answered when it was not the process that
+	// asked: "the web panel", "mx-claw approve", "another process".
+	AnsweredBy string `json:"answeredBy,omitempty"`
+	// Waiter is the lease owner whose turn waits for the answer in its
+	// process (the REPL, a server); empty when the turn paused and ended.
+	Waiter     string    `json:"waiter,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	ResolvedAt time.Time `json:"resolvedAt,omitzero"`
 }
 
 // Grant is a stored permission rule that allows calls without asking:

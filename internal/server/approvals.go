@@ -9,16 +9,21 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
+// AnsweredBy is how a process whose turn waits for an approval names the
+// server when the answer comes from it.
+const AnsweredBy = "the web panel"
+
 // answerWait is how long an answer to an approval a turn of this server
 // waits for is given to reach it before the request is answered anyway.
 const answerWait = 2 * time.Second
 
 // answerApproval serves POST /api/sessions/{id}/approvals/{requestId}
-// {"decision", "scope"?, "message"?}. The answer goes to the turn of this
-// server that waits for it, or resumes here a turn paused in the store (by
-// `mx-claw run --on-ask pause` in a terminal, or a server that stopped):
-// 202 and the turn goes on. Not pending: 404; the session busy in another
-// process: 409.
+// {"decision", "scope"?, "message"?}. The answer goes to the turn that
+// waits for it — of this server, or of another process (the REPL in a
+// terminal), which takes it from the store and goes on there — or
+// resumes here a turn paused in the store (by `mx-claw run --on-ask
+// pause`, or a process that stopped): 202 and the turn goes on. Not
+// pending: 404; the session busy in another process: 409.
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	id, rid := r.PathValue("id"), r.PathValue("requestId")
 	var req protocol.ApprovalAnswer
@@ -55,8 +60,18 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 		scope = ""
 	}
 	ans := agent.ResolveRequest{SessionID: id, RequestID: rid, Approve: req.Decision == protocol.DecisionAllow,
-		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget()}
+		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget(), By: AnsweredBy}
 	out := protocol.ApprovalAccepted{RequestID: rid, Decision: req.Decision, TurnID: approval.TurnID}
+	if s.app.Core.WaitsElsewhere(r.Context(), *approval) {
+		// A turn of another process (the REPL in a terminal) waits for
+		// it: the answer is stored, and that turn takes it and goes on
+		// there; its events reach the streams from the store.
+		if err := s.app.Core.Answer(r.Context(), ans, nil); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusAccepted, out)
+		return nil
+	}
 
 	rn := s.runner(id)
 	rn.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -34,20 +35,66 @@ func (s *Store) CreateApproval(ctx context.Context, a *protocol.Approval) error 
 	}
 	created := s.stamp(a.CreatedAt)
 	if _, err := s.write(ctx, `INSERT INTO approvals
-(id, session_id, turn_id, call, summary, remaining, status, feedback, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, 'pending', '', $7)`,
-		[]any{a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), created}, nil); err != nil {
+(id, session_id, turn_id, call, summary, remaining, status, feedback, waiter, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, 'pending', '', $7, $8)`,
+		[]any{a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), a.Waiter, created}, nil); err != nil {
 		return sessionError("create approval "+a.ID, a.SessionID, err)
 	}
 	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = protocol.ApprovalPending, "", created, time.Time{}
 	return nil
 }
 
+// approvalColumns are the columns scanApproval reads, in its order.
+const approvalColumns = `id, session_id, turn_id, call, summary, remaining, status, feedback,
+scope, rule, answered_by, waiter, created_at, resolved_at`
+
+// scanApproval reads one approval row. A call or remaining list that does
+// not decode is returned as a badRow (with a nil error) for quarantine.
+func scanApproval(sc interface{ Scan(...any) error }) (protocol.Approval, *badRow, error) {
+	var a protocol.Approval
+	var call, rem string
+	var resolved *time.Time
+	if err := sc.Scan(&a.ID, &a.SessionID, &a.TurnID, &call, &a.Summary, &rem, &a.Status, &a.Feedback,
+		&a.Scope, &a.Rule, &a.AnsweredBy, &a.Waiter, &a.CreatedAt, &resolved); err != nil {
+		return a, nil, err
+	}
+	if err := json.Unmarshal([]byte(call), &a.Call); err != nil {
+		return a, &badRow{store.TableApprovals, a.SessionID, a.ID, 0, call, fmt.Errorf("call: %w", err)}, nil
+	}
+	if err := json.Unmarshal([]byte(rem), &a.Remaining); err != nil {
+		return a, &badRow{store.TableApprovals, a.SessionID, a.ID, 0, rem, fmt.Errorf("remaining calls: %w", err)}, nil
+	}
+	if len(a.Remaining) == 0 {
+		a.Remaining = nil
+	}
+	a.CreatedAt = a.CreatedAt.UTC()
+	if resolved != nil {
+		a.ResolvedAt = resolved.UTC()
+	}
+	return a, nil, nil
+}
+
+// GetApproval returns an approval whatever its status, or an error
+// wrapping store.ErrNotFound. A turn waiting for an answer reads it here,
+// so an answer given in another process reaches it.
+func (s *Store) GetApproval(ctx context.Context, sessionID, id string) (protocol.Approval, error) {
+	row := s.pool.QueryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE session_id = $1 AND id = $2`, sessionID, id)
+	a, bad, err := scanApproval(row)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return a, fmt.Errorf("approval %s of session %s: %w", id, sessionID, store.ErrNotFound)
+	case err != nil:
+		return a, fmt.Errorf("approval %s of session %s: %w", id, sessionID, err)
+	case bad != nil:
+		return a, fmt.Errorf("approval %s of session %s: %w", id, sessionID, bad.err)
+	}
+	return a, nil
+}
+
 // PendingApprovals returns the session's pending approvals, oldest first.
 // One that cannot be decoded is quarantined and left out.
 func (s *Store) PendingApprovals(ctx context.Context, sessionID string) ([]protocol.Approval, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, session_id, turn_id, call, summary, remaining,
-status, feedback, created_at FROM approvals
+	rows, err := s.pool.Query(ctx, `SELECT `+approvalColumns+` FROM approvals
 WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, n`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
@@ -56,45 +103,37 @@ WHERE session_id = $1 AND status = 'pending' ORDER BY created_at, n`, sessionID)
 	out := []protocol.Approval{}
 	var bad []badRow
 	for rows.Next() {
-		var a protocol.Approval
-		var call, rem string
-		if err := rows.Scan(&a.ID, &a.SessionID, &a.TurnID, &call, &a.Summary, &rem,
-			&a.Status, &a.Feedback, &a.CreatedAt); err != nil {
+		a, b, err := scanApproval(rows)
+		if err != nil {
 			return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
 		}
-		if err := json.Unmarshal([]byte(call), &a.Call); err != nil {
-			bad = append(bad, badRow{store.TableApprovals, sessionID, a.ID, 0, call, fmt.Errorf("call: %w", err)})
+		if b != nil {
+			bad = append(bad, *b)
 			continue
 		}
-		if err := json.Unmarshal([]byte(rem), &a.Remaining); err != nil {
-			bad = append(bad, badRow{store.TableApprovals, sessionID, a.ID, 0, rem, fmt.Errorf("remaining calls: %w", err)})
-			continue
-		}
-		if len(a.Remaining) == 0 {
-			a.Remaining = nil
-		}
-		a.CreatedAt = a.CreatedAt.UTC()
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
 	}
+	rows.Close()
 	if err := s.quarantine(ctx, bad); err != nil {
 		return nil, fmt.Errorf("pending approvals: session %s: %w", sessionID, err)
 	}
 	return out, nil
 }
 
-// ResolveApproval marks a pending approval "approved" or "rejected"; of
-// two resolvers of one approval exactly one succeeds, the other gets
-// store.ErrNotFound.
-func (s *Store) ResolveApproval(ctx context.Context, sessionID, id string, status protocol.ApprovalStatus, feedback string) error {
-	if status != protocol.ApprovalApproved && status != protocol.ApprovalRejected {
-		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, status, protocol.ApprovalApproved, protocol.ApprovalRejected)
+// ResolveApproval stores the answer to a pending approval; of two
+// answers to one approval, in any processes, exactly one succeeds, the
+// other gets store.ErrNotFound.
+func (s *Store) ResolveApproval(ctx context.Context, sessionID, id string, r store.Resolution) error {
+	if r.Status != protocol.ApprovalApproved && r.Status != protocol.ApprovalRejected {
+		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, r.Status, protocol.ApprovalApproved, protocol.ApprovalRejected)
 	}
-	tag, err := s.write(ctx, `UPDATE approvals SET status = $1, feedback = $2, resolved_at = $3
-WHERE session_id = $4 AND id = $5 AND status = 'pending'`,
-		[]any{status, feedback, s.stamp(time.Time{}), sessionID, id}, nil)
+	tag, err := s.write(ctx, `UPDATE approvals SET status = $1, feedback = $2, scope = $3, rule = $4,
+answered_by = $5, resolved_at = $6
+WHERE session_id = $7 AND id = $8 AND status = 'pending'`,
+		[]any{string(r.Status), r.Feedback, string(r.Scope), r.Rule, r.By, s.stamp(time.Time{}), sessionID, id}, nil)
 	if err != nil {
 		return fmt.Errorf("resolve approval %s: %w", id, leaseError(sessionID, err))
 	}

@@ -31,7 +31,7 @@ func TestOpenMigratesOnce(t *testing.T) {
 	}
 	wg.Wait()
 	s := openPG(t, url, noOptions)
-	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql" {
+	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql,0005_approval_answers.sql" {
 		t.Errorf("migrations applied: %q", got)
 	}
 }
@@ -46,8 +46,8 @@ func TestOpenNewerSchema(t *testing.T) {
 	pgBackend().Exec(t, s, `INSERT INTO mx_claw_migrations (version, name) VALUES (99, '0099_future.sql')`)
 	_, err := postgres.Open(context.Background(), url)
 	var tooNew *store.SchemaTooNewError
-	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 4 {
-		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 4}", err)
+	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 5 {
+		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 5}", err)
 	}
 	if got := pgBackend().QueryString(t, s, `SELECT COUNT(*) - 1 FROM mx_claw_migrations`); got != known {
 		t.Errorf("%s+1 migration rows after the refused open, want %s+1", got, known)

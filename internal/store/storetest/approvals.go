@@ -33,7 +33,7 @@ func testApprovals(t *testing.T, b Backend) {
 	if a1.Status != protocol.ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("CreateApproval left %+v", a1)
 	}
-	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}}
+	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}, Waiter: "owner-1"}
 	clock.Add(time.Second)
 	if err := s.CreateApproval(ctx, a2); err != nil {
 		t.Fatal(err)
@@ -56,25 +56,41 @@ func testApprovals(t *testing.T, b Backend) {
 		t.Errorf("PendingApprovals = %+v\nwant                %+v", got, want)
 	}
 
-	if err := s.ResolveApproval(ctx, "s", "a1", "maybe", ""); err == nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", store.Resolution{Status: "maybe"}); err == nil {
 		t.Error("ResolveApproval with a bad status succeeded")
 	}
-	if err := s.ResolveApproval(ctx, "other", "a1", protocol.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "other", "a1", store.Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval in the wrong session = %v", err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", protocol.ApprovalRejected, "not that"); err != nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", store.Resolution{Status: protocol.ApprovalRejected, Feedback: "not that"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", protocol.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("second ResolveApproval = %v, want store.ErrNotFound", err)
+	if err := s.ResolveApproval(ctx, "s", "a1", store.Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("second ResolveApproval = %v, want ErrNotFound", err)
 	}
 	if got := b.QueryString(t, s, `SELECT status || ' ' || feedback FROM approvals WHERE id = 'a1'`); got != "rejected not that" {
 		t.Errorf("a1 stored as %q", got)
 	}
+	// The whole answer is kept, for a turn waiting in another process.
+	if err := s.ResolveApproval(ctx, "s", "a2", store.Resolution{Status: protocol.ApprovalApproved, Scope: "session",
+		Rule: "run_command(go test:*)", By: "the web panel"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.GetApproval(ctx, "s", "a2")
+	if err != nil || a.Status != protocol.ApprovalApproved || a.Scope != "session" || a.Rule != "run_command(go test:*)" ||
+		a.AnsweredBy != "the web panel" || a.Waiter != "owner-1" || a.ResolvedAt.IsZero() {
+		t.Errorf("GetApproval after the answer = %+v, %v", a, err)
+	}
+	if _, err := s.GetApproval(ctx, "other", "a2"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetApproval in the wrong session = %v", err)
+	}
 
 	got, _ = s.PendingApprovals(ctx, "s")
-	if len(got) != 1 || got[0].ID != "a2" {
+	if len(got) != 0 {
 		t.Errorf("PendingApprovals after resolve = %+v", got)
+	}
+	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a5", SessionID: "s", Call: protocol.ToolCall{ID: "c5", Name: "x"}}); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.ClearPendingApprovals(ctx, "s"); err != nil {
 		t.Fatal(err)
@@ -82,8 +98,11 @@ func testApprovals(t *testing.T, b Backend) {
 	if got, _ = s.PendingApprovals(ctx, "s"); len(got) != 0 {
 		t.Errorf("PendingApprovals after clear = %+v", got)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a2", protocol.ApprovalApproved, ""); !errors.Is(err, store.ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a5", store.Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval of a cancelled approval = %v", err)
+	}
+	if a, _ := s.GetApproval(ctx, "s", "a5"); a.Status != protocol.ApprovalCancelled {
+		t.Errorf("a cancelled approval reads %+v", a)
 	}
 	if got, _ = s.PendingApprovals(ctx, "other"); len(got) != 1 {
 		t.Errorf("ClearPendingApprovals touched another session: %+v", got)
@@ -100,7 +119,9 @@ func testResolveApprovalOnce(t *testing.T, b Backend) {
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", protocol.ApprovalApproved, "") })
+		wg.Go(func() {
+			results <- s.ResolveApproval(ctx, "s", "a", store.Resolution{Status: protocol.ApprovalApproved})
+		})
 	}
 	wg.Wait()
 	close(results)

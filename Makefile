@@ -31,7 +31,7 @@ MCP_NPM_PACKAGES = @modelcontextprotocol/server-everything@2026.8.31 @modelconte
 export MX_CLAW_TEST_NPM_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mx-claw-test/npm
 
 # TEST_APT_PACKAGES are the Debian packages the tests use.
-TEST_APT_PACKAGES = git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget chromium xvfb xclip
+TEST_APT_PACKAGES = git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget chromium xvfb xclip postgresql
 
 # test-deps installs the system packages the tests use (Debian/Ubuntu, as
 # root or with sudo), only those missing: with all of them there, it
@@ -88,6 +88,7 @@ test: test-deps vet lint
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/agent/ ./internal/llm/... ./internal/store/
 	$(GO) test -run '^$$' -bench Overhead -benchtime 20x ./internal/sandbox/
+	$(GO) test -run '^$$' -bench Steps -benchtime 2s ./internal/store/postgres/
 
 # fuzz-shell is the long run of the differential test of the command
 # classifier against real bash under strace (FUZZTIME, default 10m).

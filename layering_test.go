@@ -123,8 +123,10 @@ func onlyMay(allowed ...string) func(graph, string) bool {
 // uiModules are the terminal UI libraries: only the front ends link them.
 var uiModules = []string{"charm.land/", "github.com/charmbracelet/", "github.com/alecthomas/chroma/", "github.com/muesli/"}
 
-// testKits are the fakes and fixtures of the tests.
-var testKits = []string{"internal/llm/llmtest", "internal/testutil"}
+// testKits are the fakes and fixtures of the tests: the scripted model,
+// the test helpers, the store's conformance suite and the throwaway
+// PostgreSQL clusters.
+var testKits = []string{"internal/llm/llmtest", "internal/testutil", "internal/store/storetest", "internal/store/postgres/pgtest"}
 
 // rules is the layering.
 var rules = []depRule{
@@ -191,8 +193,19 @@ var rules = []depRule{
 		},
 		why: "tools never see the agent, the store or a front end; they get what they need in their Env"},
 	{covers: in("internal/execx"), direct: true, forbids: onlyMay("internal/sandbox"), why: "commands run through the sandbox and nothing else"},
-	{covers: in("internal/store", "internal/compact", "internal/catalog", "internal/mcpserve", "internal/sessionio"), direct: true,
-		forbids: onlyMay("internal/protocol"), why: "it speaks only the wire types"},
+	{covers: func(pkg string) bool {
+		return pkg == "internal/store" || under(pkg, "internal/compact", "internal/catalog", "internal/mcpserve", "internal/sessionio")
+	}, direct: true, forbids: onlyMay("internal/protocol"), why: "it speaks only the wire types"},
+	{covers: in("internal/store/postgres", "internal/store/storetest"), direct: true,
+		forbids: func(g graph, dep string) bool {
+			return g.ours(dep) && !oneOf(dep, "internal/protocol", "internal/store") && !under(dep, "internal/store/postgres/pgtest")
+		},
+		why: "another store, or the suite every store passes: it sees the Store interface and the wire types, nothing else"},
+	{covers: in("internal/store/postgres/pgtest"), direct: true, forbids: onlyMay(),
+		why: "the throwaway clusters of the tests are a leaf"},
+	{covers: func(pkg string) bool { return pkg != "internal/app" && !under(pkg, "internal/store/postgres") }, direct: true,
+		forbids: func(_ graph, dep string) bool { return dep == "internal/store/postgres" },
+		why:     "app chooses and opens the store; everyone else sees the Store interface"},
 	{covers: in("internal/config"), direct: true, forbids: onlyMay("internal/protocol", "internal/safefile"),
 		why: "configuration is read by everyone and reads only files"},
 	{covers: in("internal/headless"), direct: true, forbids: onlyMay("internal/protocol", "internal/config", "internal/termsafe"),
@@ -298,6 +311,9 @@ func TestLayeringCatchesAForbiddenImport(t *testing.T) {
 		{"internal/catalog", "charm.land/lipgloss/v2", "internal/agent reaches charm.land/lipgloss/v2 (internal/agent → internal/catalog → charm.land/lipgloss/v2): the core"},
 		{"internal/server", "internal/cli", "internal/server imports internal/cli: cli is the binary's command tree"},
 		{"internal/tools", "internal/app", "internal/tools imports internal/app: tools never see the agent"},
+		{"internal/server", "internal/store/postgres", "internal/server imports internal/store/postgres: app chooses and opens the store"},
+		{"internal/store/postgres", "internal/agent", "internal/store/postgres imports internal/agent: another store"},
+		{"internal/store", "internal/store/postgres/pgtest", "internal/app reaches internal/store/postgres/pgtest (internal/app → internal/store → internal/store/postgres/pgtest): the fake model and the test fixtures never ship"},
 	}
 	for _, tt := range tests {
 		if g[tt.to] == nil {

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgCluster.Main(m) // runs the tests, then stops the PostgreSQL cluster if one was started
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

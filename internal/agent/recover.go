@@ -41,8 +41,12 @@ const InterruptedError = "Turn interrupted: the process running it ended, or cou
 // store the turn's end) get status failed and a turn.failed event, so no
 // session stays running for ever. A session a live process holds is left
 // alone. It returns the ids of the sessions it recovered.
+//
+// It holds each lease under an owner of its own, not the Core's: a turn
+// this Core starts on the session meanwhile then finds the lease held and
+// waits, instead of sharing it and losing it when the recovery lets go.
 func (c *Core) RecoverInterrupted(ctx context.Context) ([]string, error) {
-	return recoverInterrupted(ctx, c.opts.Store, c.opts.Owner, c.running)
+	return recoverInterrupted(ctx, c.opts.Store, store.NewOwner(), c.running)
 }
 
 // RecoverInterrupted is Core.RecoverInterrupted for a process that has no
@@ -82,6 +86,7 @@ func recoverOne(ctx context.Context, st store.Store, owner, id string) (bool, er
 		return false, err
 	}
 	defer func() { _ = st.ReleaseLease(context.WithoutCancel(ctx), id, owner) }()
+	ctx = store.WithLease(ctx, id, owner)
 	sess, err := st.GetSession(ctx, id)
 	if err != nil || sess.Status != protocol.StatusRunning {
 		return false, err

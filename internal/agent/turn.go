@@ -280,6 +280,9 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(
 	if _, err := st.AcquireLease(ctx, sess.ID, c.opts.Owner, c.opts.LeaseTTL); err != nil {
 		return err
 	}
+	// Every write of the turn is fenced by the lease: once another
+	// process has taken the session over, none goes through.
+	ctx = store.WithLease(ctx, sess.ID, c.opts.Owner)
 	// From here on the cleanup must run even if ctx is cancelled.
 	bg := context.WithoutCancel(ctx)
 	hbCtx, stopHeartbeat := context.WithCancel(ctx)
@@ -900,6 +903,11 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
 	t.waitHooks()
+	if errors.Is(runErr, store.ErrLeaseLost) {
+		// The store refused a write: another process owns the session
+		// now (the heartbeat had not noticed yet).
+		return fmt.Errorf("turn aborted: %w; the store refused its write: %v", ErrLeaseLost, runErr)
+	}
 	if errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
 		// Another process owns the session now; it is not ours to write.
 		return fmt.Errorf("turn aborted: %w", ErrLeaseLost)

@@ -48,7 +48,9 @@ type App struct {
 	Home   string
 	Config *config.Config
 	Store  store.Store
-	Core   *agent.Core
+	// StoreChoice is which store Store is (storeopen.go).
+	StoreChoice StoreChoice
+	Core        *agent.Core
 	// Secrets is the secret chain API keys are read from (and written to
 	// by the model commands); built once per App.
 	Secrets *secret.Chain
@@ -151,7 +153,11 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
-	st, err := OpenStore(ctx, home)
+	choice, err := ChooseStore(home, cfg)
+	var st store.Store
+	if err == nil {
+		st, err = choice.Open(ctx)
+	}
 	rr := <-regc
 	if err != nil {
 		return nil, err
@@ -161,7 +167,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		st.Close()
 		return nil, fmt.Errorf("tools: %w", rr.err)
 	}
-	a.Store, a.tools, a.extras = st, reg, x
+	a.Store, a.StoreChoice, a.tools, a.extras = st, choice, reg, x
 	for _, d := range opts.AddDirs {
 		if _, err := a.AddDir(d); err != nil {
 			st.Close()
@@ -180,6 +186,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		Models:           a.ResolveModel,
 		Tools:            reg,
 		MaxIterations:    maxIter,
+		LeaseTTL:         cfg.LeaseDuration(),
 		Permissions:      a.policy,
 		Hooks:            a.hookRunner,
 		Commands:         a.commands,

@@ -62,8 +62,9 @@ func doctor(ctx context.Context, w io.Writer) error {
 	} else {
 		line("Config", "%s%s", cfgPath, fileState(cfgPath, 0o600))
 	}
-	dbPath := filepath.Join(home, app.DBFileName)
-	line("Database", "%s%s", dbPath, fileState(dbPath, 0o600))
+	if p := doctorStore(ctx, w, home, cfg); p != "" {
+		problems = append(problems, p)
+	}
 	doctorSandbox(w)
 
 	secrets, err := app.NewSecrets(home)

@@ -39,8 +39,9 @@ func newServeCmd(stdio IO) *cobra.Command {
 		Long: `Serve mx-claw's HTTP API (sessions, messages, approvals, models, settings),
 live session event streams (SSE) and the web panel, on loopback by default.
 
-A random token guards every API route; it is printed once in the login URL and
-written to $MX_CLAW_HOME/server.json (mode 0600) while the server runs. Only
+A random token guards every API route (or MX_CLAW_SERVE_TOKEN, for workers
+that share one); it is printed once in the login URL and written to
+$MX_CLAW_HOME/server.json (mode 0600) while the server runs. Only
 Host names localhost, 127.0.0.1 and [::1] with the server's port are answered,
 cross-origin requests are refused and there is no CORS.
 
@@ -81,7 +82,12 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 	if err != nil {
 		return usagef("listen on %s: %v", f.addr, err)
 	}
-	srv, err := server.New(server.Options{App: a, AllowRemote: f.allowRemote, Web: web.FS(), CSP: web.CSP,
+	token := os.Getenv(ServeTokenEnv)
+	if token != "" && len(token) < 32 {
+		ln.Close()
+		return usagef("%s is too short to guard the server: use at least 32 random characters", ServeTokenEnv)
+	}
+	srv, err := server.New(server.Options{App: a, Token: token, AllowRemote: f.allowRemote, Web: web.FS(), CSP: web.CSP,
 		Logger: slog.New(slog.NewTextHandler(stdio.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		ln.Close()
@@ -128,6 +134,11 @@ func serve(ctx context.Context, stdio IO, f serveFlags) error {
 	fmt.Fprintln(stdio.Err, "Stopped.")
 	return nil
 }
+
+// ServeTokenEnv, if set, is the token of `mx-claw serve` instead of a random
+// one: workers behind one load balancer share it, so a client (an event
+// stream reconnecting) may reach any of them.
+const ServeTokenEnv = "MX_CLAW_SERVE_TOKEN"
 
 // isLoopback reports whether a listen host is a loopback address or
 // localhost; the empty host (all interfaces) is not.

@@ -70,6 +70,9 @@ type Config struct {
 	// WebSearch is the search service of the web_search tool; without
 	// it the tool is not offered.
 	WebSearch *WebSearch `json:"webSearch,omitempty"`
+	// Store and LeaseTTL choose the session store (see store.go).
+	Store    string `json:"store,omitempty"`
+	LeaseTTL string `json:"leaseTTL,omitempty"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
@@ -219,6 +222,9 @@ func Load(home string) (*Config, error) {
 	if c.CompactThreshold < 0 || c.CompactThreshold >= 1 {
 		return nil, fmt.Errorf("config %s: compactThreshold %v must be between 0 and 1", path, c.CompactThreshold)
 	}
+	if err := c.loadStore(f); err != nil {
+		return nil, err
+	}
 	for id, m := range f.ModelSettings {
 		if m.ContextWindow != nil && *m.ContextWindow < 1000 {
 			return nil, fmt.Errorf("config %s: modelSettings[%q].contextWindow %d is too small (at least 1000)", path, id, *m.ContextWindow)
@@ -254,8 +260,8 @@ func (c *Config) Exists() bool { return c.exists }
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
 		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills, WebSearch: c.WebSearch,
-		StreamIdleTimeout: c.StreamIdleTimeout,
-		Providers:         make(map[string]*Provider, len(c.Providers))}
+		StreamIdleTimeout: c.StreamIdleTimeout, Store: c.Store, LeaseTTL: c.LeaseTTL,
+		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p
 		cp.APIKey = ""

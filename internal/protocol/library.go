@@ -18,8 +18,8 @@ type SearchHit struct {
 	// Snippet is the matching part of the message, the matched words
 	// between ** marks.
 	Snippet string `json:"snippet"`
-	// Rank orders hits: lower is better (SQLite FTS5's bm25). It is 0 for
-	// a query matching too many messages to rank, whose hits are the
-	// newest matches.
+	// Rank orders hits: lower is better (SQLite FTS5's bm25; on
+	// PostgreSQL, ts_rank negated). It is 0 for a query matching too many
+	// messages to rank, whose hits are the newest matches.
 	Rank float64 `json:"rank"`
 }

@@ -56,6 +56,11 @@
 // client sees every stored event exactly once across reconnects. A stream
 // whose subscriber buffer overflows (a slow client) is dropped by the
 // broker, never slowing a turn, and catches up from the store by itself.
+// When the store tells of stored events (store.EventNotifier: LISTEN/NOTIFY
+// on PostgreSQL), the feed reads them at once instead of at the next poll.
+// Several servers on one PostgreSQL store are workers of one service: each
+// takes over the sessions a dead or frozen worker left running
+// (workers.go).
 // A stream.heartbeat event (not a comment, so a page can see it) goes out
 // when nothing else did for HeartbeatInterval; stream.ready follows the
 // replay with the session as it is now; stream.closing ends every stream

@@ -47,7 +47,7 @@ func classify(err error) *apiError {
 	switch {
 	case errors.As(err, &held):
 		return &apiError{http.StatusConflict, protocol.CodeSessionBusy, err.Error()}
-	case errors.Is(err, agent.ErrTurnActive):
+	case errors.Is(err, agent.ErrTurnActive), errors.Is(err, agent.ErrLeaseLost), errors.Is(err, store.ErrLeaseLost):
 		return &apiError{http.StatusConflict, protocol.CodeSessionBusy, err.Error()}
 	case errors.Is(err, agent.ErrSessionNotFound), errors.Is(err, store.ErrNotFound):
 		return &apiError{http.StatusNotFound, protocol.CodeNotFound, err.Error()}

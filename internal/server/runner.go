@@ -167,6 +167,8 @@ func (s *Server) drive(id string, r *runner, input string, body turnBody, queueI
 			default:
 				report(begin{err: err})
 			}
+		} else if errors.Is(err, agent.ErrLeaseLost) {
+			s.log.Warn("turn aborted: another process took the session over", "session", id, "err", err)
 		} else if err != nil && !stop {
 			s.log.Info("turn ended with an error", "session", id, "err", err)
 		}

@@ -143,6 +143,8 @@ func New(opts Options) (*Server, error) {
 	s.feeds = newFeeds(opts.App.Store, opts.Buffer, log)
 	s.handler = s.guard(s.routes())
 	go s.poll()
+	go s.followNotices()
+	go s.takeOver()
 	return s, nil
 }
 

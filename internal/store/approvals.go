@@ -33,10 +33,13 @@ func (s *SQLite) CreateApproval(ctx context.Context, a *protocol.Approval) error
 		return fmt.Errorf("create approval %s: %w", a.ID, err)
 	}
 	created := s.stamp(a.CreatedAt)
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO approvals
+	if err := s.write(ctx, func(q execer) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO approvals
 (id, session_id, turn_id, call, summary, remaining, status, feedback, waiter, created_at)
 VALUES (?, ?, ?, ?, ?, ?, 'pending', '', ?, ?)`,
-		a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), a.Waiter, ms(created)); err != nil {
+			a.ID, a.SessionID, a.TurnID, string(call), a.Summary, string(rem), a.Waiter, ms(created))
+		return err
+	}); err != nil {
 		return sessionError("create approval "+a.ID, a.SessionID, err)
 	}
 	a.Status, a.Feedback, a.CreatedAt, a.ResolvedAt = protocol.ApprovalPending, "", created, time.Time{}
@@ -146,14 +149,18 @@ func (s *SQLite) ResolveApproval(ctx context.Context, sessionID, id string, r Re
 	if r.Status != protocol.ApprovalApproved && r.Status != protocol.ApprovalRejected {
 		return fmt.Errorf("resolve approval %s: status %q is not %q or %q", id, r.Status, protocol.ApprovalApproved, protocol.ApprovalRejected)
 	}
-	res, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, feedback = ?, scope = ?, rule = ?,
+	var n int64
+	err := s.write(ctx, func(q execer) error {
+		res, err := q.ExecContext(ctx, `UPDATE approvals SET status = ?, feedback = ?, scope = ?, rule = ?,
 answered_by = ?, resolved_at = ?
 WHERE session_id = ? AND id = ? AND status = 'pending'`,
-		r.Status, r.Feedback, r.Scope, r.Rule, r.By, ms(s.now()), sessionID, id)
-	if err != nil {
-		return fmt.Errorf("resolve approval %s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
+			r.Status, r.Feedback, r.Scope, r.Rule, r.By, ms(s.now()), sessionID, id)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("resolve approval %s: %w", id, err)
 	}
@@ -166,8 +173,11 @@ WHERE session_id = ? AND id = ? AND status = 'pending'`,
 // ClearPendingApprovals marks all the session's pending approvals
 // "cancelled".
 func (s *SQLite) ClearPendingApprovals(ctx context.Context, sessionID string) error {
-	if _, err := s.w.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?
-WHERE session_id = ? AND status = ?`, protocol.ApprovalCancelled, ms(s.now()), sessionID, protocol.ApprovalPending); err != nil {
+	if err := s.write(ctx, func(q execer) error {
+		_, err := q.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_at = ?
+WHERE session_id = ? AND status = ?`, protocol.ApprovalCancelled, ms(s.now()), sessionID, protocol.ApprovalPending)
+		return err
+	}); err != nil {
 		return fmt.Errorf("clear pending approvals: session %s: %w", sessionID, err)
 	}
 	return nil
@@ -178,8 +188,10 @@ WHERE session_id = ? AND status = ?`, protocol.ApprovalCancelled, ms(s.now()), s
 func (s *SQLite) EnqueueInput(ctx context.Context, sessionID, content string) (protocol.QueuedInput, error) {
 	created := s.stamp(s.now())
 	var id int64
-	err := s.w.QueryRowContext(ctx, `INSERT INTO queued_inputs (session_id, content, created_at)
+	err := s.write(ctx, func(q execer) error {
+		return q.QueryRowContext(ctx, `INSERT INTO queued_inputs (session_id, content, created_at)
 VALUES (?, ?, ?) RETURNING id`, sessionID, content, ms(created)).Scan(&id)
+	})
 	if err != nil {
 		return protocol.QueuedInput{}, sessionError("enqueue input", sessionID, err)
 	}
@@ -190,23 +202,26 @@ VALUES (?, ?, ?) RETURNING id`, sessionID, content, ms(created)).Scan(&id)
 // in one DELETE ... RETURNING statement: an input is taken by exactly one
 // caller.
 func (s *SQLite) TakeInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error) {
-	rows, err := s.w.QueryContext(ctx, `DELETE FROM queued_inputs WHERE session_id = ?
-RETURNING id, content, created_at`, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, err)
-	}
-	defer rows.Close()
 	out := []protocol.QueuedInput{}
-	for rows.Next() {
-		q := protocol.QueuedInput{SessionID: sessionID}
-		var created int64
-		if err := rows.Scan(&q.ID, &q.Content, &created); err != nil {
-			return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, err)
+	err := s.write(ctx, func(ex execer) error {
+		rows, err := ex.QueryContext(ctx, `DELETE FROM queued_inputs WHERE session_id = ?
+RETURNING id, content, created_at`, sessionID)
+		if err != nil {
+			return err
 		}
-		q.CreatedAt = fromMS(created)
-		out = append(out, q)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			q := protocol.QueuedInput{SessionID: sessionID}
+			var created int64
+			if err := rows.Scan(&q.ID, &q.Content, &created); err != nil {
+				return err
+			}
+			q.CreatedAt = fromMS(created)
+			out = append(out, q)
+		}
+		return errors.Join(rows.Err(), rows.Close())
+	})
+	if err != nil {
 		return nil, fmt.Errorf("take inputs: session %s: %w", sessionID, err)
 	}
 	// RETURNING yields rows in no promised order.

@@ -15,7 +15,10 @@ mod_time = excluded.mod_time, size = excluded.size, sha256 = excluded.sha256`
 // RecordFile stores the version of a file the session last read or wrote,
 // replacing what it knew of that path.
 func (s *SQLite) RecordFile(ctx context.Context, sessionID string, v protocol.FileVersion) error {
-	if _, err := s.w.ExecContext(ctx, qRecordFile, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256); err != nil {
+	if err := s.write(ctx, func(q execer) error {
+		_, err := q.ExecContext(ctx, qRecordFile, sessionID, v.Path, v.ModTime.UnixNano(), v.Size, v.SHA256)
+		return err
+	}); err != nil {
 		return sessionError("record file "+v.Path, sessionID, err)
 	}
 	return nil

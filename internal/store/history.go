@@ -72,9 +72,10 @@ type SearchQuery struct {
 	Limit int
 }
 
-// searchCandidates is the most matches Search ranks by bm25; a query
-// with more gets the newest matches.
-const searchCandidates = 2000
+// SearchCandidates is the most matches Search ranks; a query with more
+// gets the newest matches, unranked. Both stores keep this rule: ranking
+// needs every match read, while the newest come straight from an index.
+const SearchCandidates = 2000
 
 // ErrEmptyQuery is returned by Search for a query with no words.
 var ErrEmptyQuery = errors.New("the search query has no words")
@@ -169,7 +170,7 @@ WHERE session_id = ? ORDER BY created_at, from_seq`, sessionID)
 // best hits, each with a snippet around the matched words.
 //
 // Hits are ranked by bm25, unless the query matches more than
-// searchCandidates messages: then they are the newest matches. bm25 needs
+// SearchCandidates messages: then they are the newest matches. bm25 needs
 // the number of messages each word is in, which FTS5 counts by reading
 // every match — 4 s for a word in most of 500,000 messages — while the
 // newest matches come straight from the index in rowid order. Snippets
@@ -185,10 +186,10 @@ func (s *SQLite) Search(ctx context.Context, q SearchQuery) ([]protocol.SearchHi
 		limit = 20
 	}
 	fail := func(err error) ([]protocol.SearchHit, error) { return nil, fmt.Errorf("search %q: %w", q.Text, err) }
-	// How common is it? Counting stops past searchCandidates.
+	// How common is it? Counting stops past SearchCandidates.
 	var n int
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM messages_fts
-WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`, match, searchCandidates+1).Scan(&n); err != nil {
+WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`, match, SearchCandidates+1).Scan(&n); err != nil {
 		return fail(err)
 	}
 	if n == 0 {
@@ -201,7 +202,7 @@ WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`, match, searchCandidate
 		args = append(args, q.Workspace)
 	}
 	var pick string
-	if n > searchCandidates {
+	if n > SearchCandidates {
 		pick = `SELECT f.rowid, 0` + from + ` ORDER BY f.rowid DESC LIMIT ` + strconv.Itoa(limit)
 	} else {
 		pick = `SELECT f.rowid, bm25(messages_fts) AS r` + from + ` ORDER BY r LIMIT ` + strconv.Itoa(limit)
@@ -270,22 +271,27 @@ WHERE f.rowid IN (`+strings.Join(in, ", ")+`)`, detailArgs...)
 	return out, nil
 }
 
-// MatchExpression turns a person's query into an FTS5 match expression in
-// which every word is a quoted string, so nothing in the query is read as
-// FTS5 syntax: words must all occur; a "quoted phrase" stays a phrase;
-// a trailing * asks for a prefix. It returns "" for a query with no words.
-func MatchExpression(text string) string {
-	var terms []string
+// SearchTerm is one term of a search query: a word, or the words of a
+// "quoted phrase", that must occur in this order.
+type SearchTerm struct {
+	// Text is the term's text, without quotes.
+	Text string
+	// Prefix makes the term's last word a prefix ("word*").
+	Prefix bool
+}
+
+// SearchTerms splits a person's query into its terms, as both stores read
+// it: words must all occur; a "quoted phrase" stays a phrase (an
+// unterminated one runs to the end); a trailing * asks for a prefix.
+// Double quotes inside a word are dropped; a term with nothing else is
+// left out.
+func SearchTerms(text string) []SearchTerm {
+	var terms []SearchTerm
 	add := func(t string, prefix bool) {
 		t = strings.TrimSpace(strings.ReplaceAll(t, `"`, ""))
-		if t == "" {
-			return
+		if t != "" {
+			terms = append(terms, SearchTerm{Text: t, Prefix: prefix})
 		}
-		term := `"` + t + `"`
-		if prefix {
-			term += "*"
-		}
-		terms = append(terms, term)
 	}
 	for len(text) > 0 {
 		text = strings.TrimLeft(text, " \t\r\n")
@@ -311,7 +317,22 @@ func MatchExpression(text string) string {
 		prefix := strings.HasSuffix(word, "*")
 		add(strings.TrimRight(word, "*"), prefix)
 	}
-	return strings.Join(terms, " ")
+	return terms
+}
+
+// MatchExpression turns a person's query into an FTS5 match expression in
+// which every term (see SearchTerms) is a quoted string, so nothing in the
+// query is read as FTS5 syntax. It returns "" for a query with no words.
+func MatchExpression(text string) string {
+	var out []string
+	for _, t := range SearchTerms(text) {
+		term := `"` + t.Text + `"`
+		if t.Prefix {
+			term += "*"
+		}
+		out = append(out, term)
+	}
+	return strings.Join(out, " ")
 }
 
 // DeleteSession removes a session and what is stored with it, in one

@@ -15,10 +15,10 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-// unknownHost stands for this host in owners when os.Hostname fails. Owners
+// UnknownHost stands for this host in owners when os.Hostname fails. Owners
 // naming it are never judged local, since two such hosts cannot be told
 // apart.
-const unknownHost = "unknown-host"
+const UnknownHost = "unknown-host"
 
 // NewOwner returns a lease owner name unique to this call:
 // "<hostname>:<pid>:<8 random hex digits>". AcquireLease reads the host and
@@ -27,20 +27,22 @@ const unknownHost = "unknown-host"
 func NewOwner() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return fmt.Sprintf("%s:%d:%s", hostname(), os.Getpid(), hex.EncodeToString(b[:]))
+	return fmt.Sprintf("%s:%d:%s", Hostname(), os.Getpid(), hex.EncodeToString(b[:]))
 }
 
-func hostname() string {
+// Hostname is the host name NewOwner puts in owners (UnknownHost if the
+// system will not tell it).
+func Hostname() string {
 	h, err := os.Hostname()
 	if err != nil || h == "" {
-		return unknownHost
+		return UnknownHost
 	}
 	return h
 }
 
-// parseOwner splits an owner made by NewOwner. The host is everything
+// ParseOwner splits an owner made by NewOwner. The host is everything
 // before the last two fields, so a host with a colon still parses.
-func parseOwner(owner string) (host string, pid int, ok bool) {
+func ParseOwner(owner string) (host string, pid int, ok bool) {
 	rest, _, ok := cutLast(owner, ":")
 	if !ok {
 		return "", 0, false
@@ -67,8 +69,8 @@ func cutLast(s, sep string) (before, after string, ok bool) {
 // ownerGone reports whether owner is a process of this host that no longer
 // runs. Owners it cannot judge (other hosts, foreign formats) are not gone.
 func (s *SQLite) ownerGone(owner string) bool {
-	host, pid, ok := parseOwner(owner)
-	if !ok || host == unknownHost || host != s.hostname {
+	host, pid, ok := ParseOwner(owner)
+	if !ok || host == UnknownHost || host != s.hostname {
 		return false
 	}
 	return !s.alive(pid)
@@ -180,6 +182,6 @@ func ProcessAlive(pid int) bool { return processAlive(pid) }
 // host that no longer runs. Owners it cannot judge (other hosts, foreign
 // formats) are not gone.
 func OwnerGone(owner string) bool {
-	host, pid, ok := parseOwner(owner)
-	return ok && host != unknownHost && host == hostname() && !processAlive(pid)
+	host, pid, ok := ParseOwner(owner)
+	return ok && host != UnknownHost && host == Hostname() && !processAlive(pid)
 }

@@ -15,8 +15,11 @@ import (
 // Adding a grant that exists is not an error.
 func (s *SQLite) AddGrant(ctx context.Context, scope, rule string) error {
 	tool, _, _ := strings.Cut(rule, "(")
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO permission_grants (scope, tool, pattern, created_at)
-VALUES (?, ?, ?, ?) ON CONFLICT (scope, tool, pattern) DO NOTHING`, scope, tool, rule, ms(s.now())); err != nil {
+	if err := s.write(ctx, func(q execer) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO permission_grants (scope, tool, pattern, created_at)
+VALUES (?, ?, ?, ?) ON CONFLICT (scope, tool, pattern) DO NOTHING`, scope, tool, rule, ms(s.now()))
+		return err
+	}); err != nil {
 		return fmt.Errorf("add grant %q: %w", rule, err)
 	}
 	return nil
@@ -55,9 +58,11 @@ func (s *SQLite) Grants(ctx context.Context, scopes ...string) ([]protocol.Grant
 // are set.
 func (s *SQLite) RecordAudit(ctx context.Context, e *protocol.AuditEntry) error {
 	e.CreatedAt = s.stamp(e.CreatedAt)
-	err := s.w.QueryRowContext(ctx, `INSERT INTO permission_audit
+	err := s.write(ctx, func(q execer) error {
+		return q.QueryRowContext(ctx, `INSERT INTO permission_audit
 (session_id, tool, summary, decision, source, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-		e.SessionID, e.Tool, e.Summary, e.Decision, e.Source, ms(e.CreatedAt)).Scan(&e.ID)
+			e.SessionID, e.Tool, e.Summary, e.Decision, e.Source, ms(e.CreatedAt)).Scan(&e.ID)
+	})
 	if err != nil {
 		return fmt.Errorf("record audit: %w", err)
 	}
@@ -92,9 +97,12 @@ FROM permission_audit WHERE ? = '' OR session_id = ? ORDER BY id LIMIT ?`, sessi
 // SetTrusted records that the user trusts the workspace at path, as the
 // folder identity names, replacing an older record of the path.
 func (s *SQLite) SetTrusted(ctx context.Context, path, identity string) error {
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO trusted_workspaces (path, created_at, identity) VALUES (?, ?, ?)
+	if err := s.write(ctx, func(q execer) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO trusted_workspaces (path, created_at, identity) VALUES (?, ?, ?)
 ON CONFLICT (path) DO UPDATE SET identity = excluded.identity, created_at = excluded.created_at`,
-		path, ms(s.now()), identity); err != nil {
+			path, ms(s.now()), identity)
+		return err
+	}); err != nil {
 		return fmt.Errorf("trust %s: %w", path, err)
 	}
 	return nil

@@ -86,7 +86,7 @@ func snippet(text string, terms []string, n int) string {
 	}
 	pos := words[from].start
 	for _, w := range words[from:to] {
-		b.WriteString(oneLineText(text[pos:w.start]))
+		b.WriteString(OneLine(text[pos:w.start]))
 		if matches(w) {
 			b.WriteString("**" + text[w.start:w.end] + "**")
 		} else {
@@ -100,9 +100,9 @@ func snippet(text string, terms []string, n int) string {
 	return b.String()
 }
 
-// oneLineText turns the separators between two words into one line:
-// each run of white space with a line break or tab becomes a space.
-func oneLineText(s string) string {
+// OneLine puts a snippet on one line: each run of white space with a line
+// break or tab becomes a space.
+func OneLine(s string) string {
 	if !strings.ContainsAny(s, "\r\n\t") {
 		return s
 	}

@@ -39,6 +39,9 @@ type SQLite struct {
 	hostname string
 
 	st        stmts
+	pollEvery time.Duration
+	watch     sqliteWatch
+	closed    chan struct{} // closed by Close
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -79,7 +82,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*SQLite, error) {
 		path:     abs,
 		now:      time.Now,
 		alive:    processAlive,
-		hostname: hostname(),
+		hostname: Hostname(),
+		closed:   make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -112,6 +116,7 @@ func (s *SQLite) Path() string { return s.path }
 // Close closes the database. Calls after the first return its result.
 func (s *SQLite) Close() error {
 	s.closeOnce.Do(func() {
+		close(s.closed)
 		s.st.close()
 		s.closeErr = s.closeDBs()
 	})

@@ -43,6 +43,7 @@ type stmts struct {
 	bumpSession, nextMessageSeq, insertMessage *sql.Stmt // writer
 	nextEventSeq, insertEvent                  *sql.Stmt // writer
 	updateSession, insertAudit, recordFile     *sql.Stmt // writer
+	leaseOf                                    *sql.Stmt // writer
 	all                                        []*sql.Stmt
 
 	// The reader's statements are prepared in the background (see
@@ -64,6 +65,7 @@ func (st *stmts) prepareWriter(ctx context.Context, w *sql.DB) error {
 		{&st.updateSession, qUpdateSession},
 		{&st.insertAudit, qInsertAudit},
 		{&st.recordFile, qRecordFile},
+		{&st.leaseOf, qLeaseOf},
 	})
 }
 

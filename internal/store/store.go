@@ -2,11 +2,12 @@
 // append-only transcripts, their events, the leases that make one process at
 // a time the writer of a session, pending approvals and queued input.
 //
-// Store is the interface the core uses; it carries no SQL, so another
-// implementation (PostgreSQL, sharing sessions between machines with the
-// same lease semantics) can replace the embedded SQLite one without touching
-// the core. Open returns the SQLite implementation: one database file, WAL
-// mode, a cgo-free driver and versioned migrations.
+// Store is the interface the core uses; it carries no SQL. Open returns the
+// SQLite implementation: one database file, WAL mode, a cgo-free driver and
+// versioned migrations. Package postgres is the other one, sharing sessions
+// between machines with the same semantics; both pass the conformance suite
+// of package storetest. A turn's writes are fenced by its lease (fence.go),
+// and stores tell of stored events (notify.go).
 //
 // A record that cannot be decoded is moved to a quarantine table with a
 // warning event instead of failing every read of its session (quarantine.go).

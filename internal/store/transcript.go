@@ -35,6 +35,11 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) err
 		return fmt.Errorf("append: session %s: %w", sessionID, err)
 	}
 	defer rollback(tx)
+	if fc, ok := FenceOf(ctx); ok {
+		if err := s.checkFenceTx(ctx, tx, fc); err != nil {
+			return fmt.Errorf("append: %w", err)
+		}
+	}
 	var newCreated, newUpdated time.Time
 	var newStatus protocol.SessionStatus
 	if b.NewSession != nil {

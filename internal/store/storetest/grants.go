@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -8,10 +8,9 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-func TestGrantsAuditTrust(t *testing.T) {
-	t.Parallel()
+func testGrantsAuditTrust(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
+	s := b.Open(t, Options{})
 	for _, g := range []struct{ scope, rule string }{
 		{"session:s1", "run_command(go test:*)"},
 		{"/ws", "edit_file(src/main.go)"},
@@ -59,11 +58,10 @@ func TestGrantsAuditTrust(t *testing.T) {
 	}
 }
 
-func TestFileVersions(t *testing.T) {
-	t.Parallel()
+func testFileVersions(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s1")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s1")
 	v := protocol.FileVersion{Path: "/ws/a.go", ModTime: time.Unix(100, 5).UTC(), Size: 3, SHA256: "ab"}
 	if err := s.RecordFile(ctx, "s1", v); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
-func TestSessionRoundTrip(t *testing.T) {
-	t.Parallel()
+func testSessionRoundTrip(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
 
 	in := &protocol.Session{
 		ID: "s1", Title: "first", Workspace: "/w", Model: "openai/gpt",
@@ -76,19 +76,18 @@ func TestSessionRoundTrip(t *testing.T) {
 	}
 
 	_, err = s.GetSession(ctx, "nope")
-	if !errors.Is(err, ErrNotFound) || err.Error() != "session nope: not found" {
+	if !errors.Is(err, store.ErrNotFound) || err.Error() != "session nope: not found" {
 		t.Errorf("GetSession(nope) = %v", err)
 	}
-	if err := s.UpdateSession(ctx, &protocol.Session{ID: "nope"}); !errors.Is(err, ErrNotFound) {
+	if err := s.UpdateSession(ctx, &protocol.Session{ID: "nope"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("UpdateSession(nope) = %v", err)
 	}
 }
 
-func TestListSessions(t *testing.T) {
-	t.Parallel()
+func testListSessions(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
 	for _, sess := range []protocol.Session{
 		{ID: "a", Workspace: "/one"},
 		{ID: "b", Workspace: "/two"},
@@ -107,7 +106,7 @@ func TestListSessions(t *testing.T) {
 	if _, err := s.AppendMessage(ctx, "a", &protocol.Message{Role: protocol.RoleUser, Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	ids := func(opts ListOptions) []string {
+	ids := func(opts store.ListOptions) []string {
 		t.Helper()
 		list, err := s.ListSessions(ctx, opts)
 		if err != nil {
@@ -120,23 +119,23 @@ func TestListSessions(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		opts ListOptions
+		opts store.ListOptions
 		want []string
 	}{
-		{ListOptions{}, []string{"a", "d", "c", "b"}},
-		{ListOptions{Limit: 2}, []string{"a", "d"}},
-		{ListOptions{Workspace: "/one"}, []string{"a", "d", "c"}},
-		{ListOptions{Workspace: "/one", Limit: 1}, []string{"a"}},
-		{ListOptions{Workspace: "/none"}, []string{}},
+		{store.ListOptions{}, []string{"a", "d", "c", "b"}},
+		{store.ListOptions{Limit: 2}, []string{"a", "d"}},
+		{store.ListOptions{Workspace: "/one"}, []string{"a", "d", "c"}},
+		{store.ListOptions{Workspace: "/one", Limit: 1}, []string{"a"}},
+		{store.ListOptions{Workspace: "/none"}, []string{}},
 		// Subagents' sessions are listed only when asked for.
-		{ListOptions{Parent: "d"}, []string{"d2", "d1"}},
-		{ListOptions{Workspace: "/one", WithChildren: true}, []string{"a", "d2", "d1", "d", "c"}},
+		{store.ListOptions{Parent: "d"}, []string{"d2", "d1"}},
+		{store.ListOptions{Workspace: "/one", WithChildren: true}, []string{"a", "d2", "d1", "d", "c"}},
 	} {
 		if got := ids(tc.opts); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ListSessions(%+v) = %v, want %v", tc.opts, got, tc.want)
 		}
 	}
-	list, _ := s.ListSessions(ctx, ListOptions{Limit: 1})
+	list, _ := s.ListSessions(ctx, store.ListOptions{Limit: 1})
 	if list[0].MessageCount != 1 {
 		t.Errorf("MessageCount = %d, want 1", list[0].MessageCount)
 	}

@@ -1,20 +1,21 @@
-package store
+package storetest
 
 import (
 	"context"
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
-func TestQueuedInputsListAndRemove(t *testing.T) {
-	t.Parallel()
+func testQueuedInputsListAndRemove(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s")
-	newSession(t, s, "other")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s")
+	NewSession(t, s, "other")
 	a, _ := s.EnqueueInput(ctx, "s", "first")
-	b, _ := s.EnqueueInput(ctx, "s", "second")
+	second, _ := s.EnqueueInput(ctx, "s", "second")
 	c, _ := s.EnqueueInput(ctx, "s", "third")
 	if _, err := s.EnqueueInput(ctx, "other", "x"); err != nil {
 		t.Fatal(err)
@@ -26,14 +27,14 @@ func TestQueuedInputsListAndRemove(t *testing.T) {
 	if len(got) != 3 || got[0].ID != a.ID || got[1].Content != "second" || got[2].ID != c.ID {
 		t.Fatalf("QueuedInputs = %+v", got)
 	}
-	if _, err := s.RemoveInput(ctx, "s", b.ID); err != nil {
+	if _, err := s.RemoveInput(ctx, "s", second.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
 		session string
 		id      int64
-	}{{"s", b.ID}, {"other", a.ID}, {"s", 9999}} {
-		if _, err := s.RemoveInput(ctx, bad.session, bad.id); !errors.Is(err, ErrNotFound) {
+	}{{"s", second.ID}, {"other", a.ID}, {"s", 9999}} {
+		if _, err := s.RemoveInput(ctx, bad.session, bad.id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("RemoveInput(%s, %d) = %v, want ErrNotFound", bad.session, bad.id, err)
 		}
 	}

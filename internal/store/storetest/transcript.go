@@ -1,26 +1,25 @@
-package store
+package storetest
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
-func TestMessagesRoundTrip(t *testing.T) {
-	t.Parallel()
+func testMessagesRoundTrip(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
-	newSession(t, s, "s1")
-	newSession(t, s, "s2")
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
+	NewSession(t, s, "s1")
+	NewSession(t, s, "s2")
 
 	msgs := []protocol.Message{
 		{Role: protocol.RoleSystem, Content: "you are"},
@@ -68,17 +67,16 @@ func TestMessagesRoundTrip(t *testing.T) {
 	}
 
 	m := protocol.Message{Role: protocol.RoleUser}
-	if _, err := s.AppendMessage(ctx, "nope", &m); !errors.Is(err, ErrNotFound) || m.Seq != 0 {
+	if _, err := s.AppendMessage(ctx, "nope", &m); !errors.Is(err, store.ErrNotFound) || m.Seq != 0 {
 		t.Errorf("AppendMessage(nope) = %v, Seq %d", err, m.Seq)
 	}
 }
 
-func TestEventsRoundTrip(t *testing.T) {
-	t.Parallel()
+func testEventsRoundTrip(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
-	sess := newSession(t, s, "s1")
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
+	sess := NewSession(t, s, "s1")
 	ok := true
 	local := time.Date(2026, 3, 1, 13, 0, 0, 123_456_789, time.FixedZone("CET", 3600))
 
@@ -134,31 +132,27 @@ func TestEventsRoundTrip(t *testing.T) {
 	}
 
 	// The stored payload is the whole event, sequence included.
-	var payload string
-	if err := s.r.QueryRow(`SELECT payload FROM events WHERE session_id = 's1' AND sequence = 2`).Scan(&payload); err != nil {
-		t.Fatal(err)
-	}
+	payload := b.QueryString(t, s, `SELECT payload FROM events WHERE session_id = 's1' AND sequence = 2`)
 	var decoded protocol.Event
 	if err := json.Unmarshal([]byte(payload), &decoded); err != nil || decoded.Sequence != 2 || decoded.Type != protocol.EventTurnStarted {
 		t.Errorf("payload %s decodes to %+v, %v", payload, decoded, err)
 	}
 
 	e := protocol.Event{Type: protocol.EventTurnStarted, SessionID: "nope"}
-	if err := s.AppendEvent(ctx, &e); !errors.Is(err, ErrNotFound) || e.Sequence != 0 {
+	if err := s.AppendEvent(ctx, &e); !errors.Is(err, store.ErrNotFound) || e.Sequence != 0 {
 		t.Errorf("AppendEvent(nope) = %v, Sequence %d", err, e.Sequence)
 	}
 }
 
 // TestConcurrentAppends appends events and messages from 8 goroutines on
-// each of two handles of one file (two processes, as far as SQLite can
+// each of two handles of one database (two processes, as far as the store can
 // tell) and checks that sequences are 1..N, each exactly once.
-func TestConcurrentAppends(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "mx-claw.db")
-	a, b := openAt(t, path), openAt(t, path)
-	newSession(t, a, "s")
+func testConcurrentAppends(t *testing.T, be Backend) {
+	first := be.Open(t, Options{})
+	second := be.Another(t, first, Options{})
+	NewSession(t, first, "s")
 	const goroutines, perGoroutine = 8, 25
-	handles := []*SQLite{a, b}
+	handles := []store.Store{first, second}
 
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -196,11 +190,11 @@ func TestConcurrentAppends(t *testing.T) {
 	}
 
 	n := len(handles) * goroutines * perGoroutine
-	events, err := b.Events(ctx, "s", 0, 0)
+	events, err := second.Events(ctx, "s", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := a.Messages(ctx, "s", 0)
+	msgs, err := first.Messages(ctx, "s", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,25 +210,24 @@ func TestConcurrentAppends(t *testing.T) {
 			t.Fatalf("message %d: %+v, appended as %q", i, msgs[i], messageSeqs[int64(i+1)])
 		}
 	}
-	sess, _ := a.GetSession(ctx, "s")
+	sess, _ := first.GetSession(ctx, "s")
 	if sess.MessageCount != int64(n) {
 		t.Errorf("MessageCount = %d, want %d", sess.MessageCount, n)
 	}
 }
 
-func TestAppendBatch(t *testing.T) {
-	t.Parallel()
+func testAppendBatch(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s1")
-	newSession(t, s, "s2")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s1")
+	NewSession(t, s, "s2")
 	if _, err := s.AppendMessage(ctx, "s1", &protocol.Message{Role: protocol.RoleUser, Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	m := &protocol.Message{Role: protocol.RoleAssistant, Content: "hello"}
 	e1 := &protocol.Event{Type: protocol.EventMessageCompleted, SessionID: "s1", Message: m}
 	e2 := &protocol.Event{Type: protocol.EventUsage, SessionID: "s1", Usage: &protocol.Usage{InputTokens: 3}}
-	if err := s.AppendBatch(ctx, "s1", Batch{Messages: []*protocol.Message{m}, Events: []*protocol.Event{e1, e2},
+	if err := s.AppendBatch(ctx, "s1", store.Batch{Messages: []*protocol.Message{m}, Events: []*protocol.Event{e1, e2},
 		Audit: []*protocol.AuditEntry{{SessionID: "s1", Tool: "read_file", Decision: "allow"}},
 		Files: []protocol.FileVersion{{Path: "/a", SHA256: "00"}}}); err != nil {
 		t.Fatal(err)
@@ -259,7 +252,7 @@ func TestAppendBatch(t *testing.T) {
 	// A batch that fails stores nothing and leaves the values alone.
 	bad := &protocol.Message{Role: protocol.RoleTool, Content: "x"}
 	wrong := &protocol.Event{Type: protocol.EventUsage, SessionID: "s2"}
-	if err := s.AppendBatch(ctx, "s1", Batch{Messages: []*protocol.Message{bad}, Events: []*protocol.Event{wrong}}); err == nil {
+	if err := s.AppendBatch(ctx, "s1", store.Batch{Messages: []*protocol.Message{bad}, Events: []*protocol.Event{wrong}}); err == nil {
 		t.Fatal("a batch with another session's event was stored")
 	}
 	if bad.Seq != 0 || wrong.Sequence != 0 {

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
 // TestCorruptRowsAreQuarantined: a message, an event, a compaction record
@@ -13,11 +14,10 @@ import (
 // their reads: each is moved to the quarantine with a warning event, the
 // rest of the session reads as before, and a new message or event never
 // takes a quarantined number.
-func TestCorruptRowsAreQuarantined(t *testing.T) {
-	t.Parallel()
+func testCorruptRowsAreQuarantined(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s1")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s1")
 	for _, text := range []string{"one", "two", "three"} {
 		if _, err := s.AppendMessage(ctx, "s1", &protocol.Message{Role: protocol.RoleUser, Content: text}); err != nil {
 			t.Fatal(err)
@@ -28,7 +28,7 @@ func TestCorruptRowsAreQuarantined(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.AppendBatch(ctx, "s1", Batch{Compaction: &protocol.Compaction{ID: "c1", UpToSeq: 1, Summary: "s"}}); err != nil {
+	if err := s.AppendBatch(ctx, "s1", store.Batch{Compaction: &protocol.Compaction{ID: "c1", UpToSeq: 1, Summary: "s"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a1", SessionID: "s1", Call: protocol.ToolCall{ID: "x", Name: "run_command"}}); err != nil {
@@ -41,9 +41,7 @@ func TestCorruptRowsAreQuarantined(t *testing.T) {
 		`UPDATE compactions SET record = '{' WHERE id = 'c1'`,
 		`UPDATE approvals SET call = '[' WHERE id = 'a1'`,
 	} {
-		if _, err := s.w.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
+		b.Exec(t, s, q)
 	}
 
 	msgs, err := s.Messages(ctx, "s1", 0)
@@ -99,7 +97,13 @@ func TestCorruptRowsAreQuarantined(t *testing.T) {
 	if rows, _ := s.Quarantined(ctx, "", true); len(rows) != 4 {
 		t.Errorf("%d quarantined rows after a second read, want 4", len(rows))
 	}
-	if err := s.ResolveQuarantined(ctx, rows[0].ID, "restored"); err != nil {
+	rs, ok := s.(interface {
+		ResolveQuarantined(ctx context.Context, id int64, resolved string) error
+	})
+	if !ok {
+		t.Fatalf("%T has no ResolveQuarantined", s)
+	}
+	if err := rs.ResolveQuarantined(ctx, rows[0].ID, "restored"); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := s.Quarantined(ctx, "s1", false); len(left) != 3 {

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
-func TestApprovals(t *testing.T) {
-	t.Parallel()
+func testApprovals(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
-	newSession(t, s, "s")
-	newSession(t, s, "other")
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
+	NewSession(t, s, "s")
+	NewSession(t, s, "other")
 
 	a1 := &protocol.Approval{ID: "a1", SessionID: "s", TurnID: "t1", Summary: "rm -rf build",
 		Call: protocol.ToolCall{ID: "c1", Name: "shell", Arguments: `{"cmd":"rm -rf build"}`},
@@ -44,7 +44,7 @@ func TestApprovals(t *testing.T) {
 	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a1", SessionID: "s"}); err == nil {
 		t.Error("CreateApproval of an existing id succeeded")
 	}
-	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a4", SessionID: "nope"}); !errors.Is(err, ErrNotFound) {
+	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a4", SessionID: "nope"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("CreateApproval for a missing session = %v", err)
 	}
 
@@ -56,27 +56,23 @@ func TestApprovals(t *testing.T) {
 		t.Errorf("PendingApprovals = %+v\nwant                %+v", got, want)
 	}
 
-	if err := s.ResolveApproval(ctx, "s", "a1", Resolution{Status: "maybe"}); err == nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", store.Resolution{Status: "maybe"}); err == nil {
 		t.Error("ResolveApproval with a bad status succeeded")
 	}
-	if err := s.ResolveApproval(ctx, "other", "a1", Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "other", "a1", store.Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval in the wrong session = %v", err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", Resolution{Status: protocol.ApprovalRejected, Feedback: "not that"}); err != nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", store.Resolution{Status: protocol.ApprovalRejected, Feedback: "not that"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a1", store.Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second ResolveApproval = %v, want ErrNotFound", err)
 	}
-	var status protocol.ApprovalStatus
-	var feedback string
-	var resolved int64
-	if err := s.r.QueryRow(`SELECT status, feedback, resolved_at FROM approvals WHERE id = 'a1'`).
-		Scan(&status, &feedback, &resolved); err != nil || status != protocol.ApprovalRejected || feedback != "not that" || resolved != ms(clock.Now()) {
-		t.Errorf("a1 stored as %q %q %d, %v", status, feedback, resolved, err)
+	if got := b.QueryString(t, s, `SELECT status || ' ' || feedback FROM approvals WHERE id = 'a1'`); got != "rejected not that" {
+		t.Errorf("a1 stored as %q", got)
 	}
 	// The whole answer is kept, for a turn waiting in another process.
-	if err := s.ResolveApproval(ctx, "s", "a2", Resolution{Status: protocol.ApprovalApproved, Scope: "session",
+	if err := s.ResolveApproval(ctx, "s", "a2", store.Resolution{Status: protocol.ApprovalApproved, Scope: "session",
 		Rule: "run_command(go test:*)", By: "the web panel"}); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +81,7 @@ func TestApprovals(t *testing.T) {
 		a.AnsweredBy != "the web panel" || a.Waiter != "owner-1" || a.ResolvedAt.IsZero() {
 		t.Errorf("GetApproval after the answer = %+v, %v", a, err)
 	}
-	if _, err := s.GetApproval(ctx, "other", "a2"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetApproval(ctx, "other", "a2"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("GetApproval in the wrong session = %v", err)
 	}
 
@@ -102,7 +98,7 @@ func TestApprovals(t *testing.T) {
 	if got, _ = s.PendingApprovals(ctx, "s"); len(got) != 0 {
 		t.Errorf("PendingApprovals after clear = %+v", got)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a5", Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a5", store.Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ResolveApproval of a cancelled approval = %v", err)
 	}
 	if a, _ := s.GetApproval(ctx, "s", "a5"); a.Status != protocol.ApprovalCancelled {
@@ -113,18 +109,19 @@ func TestApprovals(t *testing.T) {
 	}
 }
 
-func TestResolveApprovalOnce(t *testing.T) {
-	t.Parallel()
+func testResolveApprovalOnce(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s")
 	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a", SessionID: "s"}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", Resolution{Status: protocol.ApprovalApproved}) })
+		wg.Go(func() {
+			results <- s.ResolveApproval(ctx, "s", "a", store.Resolution{Status: protocol.ApprovalApproved})
+		})
 	}
 	wg.Wait()
 	close(results)
@@ -133,7 +130,7 @@ func TestResolveApprovalOnce(t *testing.T) {
 		switch {
 		case err == nil:
 			wins++
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, store.ErrNotFound):
 			t.Error(err)
 		}
 	}
@@ -142,13 +139,12 @@ func TestResolveApprovalOnce(t *testing.T) {
 	}
 }
 
-func TestQueuedInputs(t *testing.T) {
-	t.Parallel()
+func testQueuedInputs(t *testing.T, b Backend) {
 	ctx := context.Background()
-	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
-	newSession(t, s, "s")
-	newSession(t, s, "other")
+	clock := NewClock()
+	s := b.Open(t, Options{Clock: clock.Now})
+	NewSession(t, s, "s")
+	NewSession(t, s, "other")
 
 	var want []protocol.QueuedInput
 	for _, c := range []string{"first", "second", "third"} {
@@ -165,7 +161,7 @@ func TestQueuedInputs(t *testing.T) {
 	if _, err := s.EnqueueInput(ctx, "other", "x"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.EnqueueInput(ctx, "nope", "x"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.EnqueueInput(ctx, "nope", "x"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("EnqueueInput for a missing session = %v", err)
 	}
 	got, err := s.TakeInputs(ctx, "s")
@@ -183,11 +179,10 @@ func TestQueuedInputs(t *testing.T) {
 	}
 }
 
-func TestTakeInputsExactlyOnce(t *testing.T) {
-	t.Parallel()
+func testTakeInputsExactlyOnce(t *testing.T, b Backend) {
 	ctx := context.Background()
-	s := openTest(t)
-	newSession(t, s, "s")
+	s := b.Open(t, Options{})
+	NewSession(t, s, "s")
 	const n = 50
 	var wg sync.WaitGroup
 	taken := make(chan protocol.QueuedInput, n)

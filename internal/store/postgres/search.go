@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
+)
+
+// Session search with PostgreSQL's text search (migration 0004): each
+// message's tsvector is a stored column of messages with a GIN index; a
+// query is the AND of its terms (store.SearchTerms), each a phrase made by
+// mx_claw_search_term with the index's words and stems.
+//
+// The rules are the SQLite store's: a query matching at most
+// store.SearchCandidates messages is ranked (ts_rank, negated so that
+// lower is better, as bm25 is); one matching more gets the newest
+// matches, unranked, read backwards along messages.n instead of ranking
+// every match. Snippets are ts_headline's, with the matched words between
+// ** marks, on one line, and … where the message goes on.
+
+// Marks ts_headline puts around matched words, replaced by "**" once the
+// snippet is placed in its text: characters of Unicode's private use
+// area, which text does not hold, unlike "**".
+const (
+	markStart = "\ue000"
+	markStop  = "\ue001"
+)
+
+// headlineOptions are ts_headline's: one fragment of about 16 words with
+// the match in its middle (a fragment; without fragments ts_headline
+// starts at the match), as the SQLite store's snippets are. Only the first 200,000
+// characters are searched for it, as only they are indexed.
+const headlineOptions = "StartSel=" + markStart + ", StopSel=" + markStop +
+	", MaxWords=16, MinWords=10, ShortWord=0, MaxFragments=1"
+
+// Search runs q against the full-text index of messages and returns the
+// best hits, each with a snippet around the matched words.
+func (s *Store) Search(ctx context.Context, q store.SearchQuery) ([]protocol.SearchHit, error) {
+	terms := store.SearchTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, store.ErrEmptyQuery
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	fail := func(err error) ([]protocol.SearchHit, error) { return nil, fmt.Errorf("search %q: %w", q.Text, err) }
+
+	// The statements are planned for their arguments each time
+	// (QueryExecModeExec, an unnamed statement): how common the words are
+	// decides between the GIN index and reading messages in order, and a
+	// plan cached for one query would be wrong for the next.
+	args := []any{pgx.QueryExecModeExec}
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		args = append(args, t.Text, t.Prefix)
+		parts[i] = fmt.Sprintf("mx_claw_search_term($%d, $%d)", 2*i+1, 2*i+2)
+	}
+	tsquery := `(SELECT ` + strings.Join(parts, " && ") + ` AS q) qq`
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args)-1)
+	}
+
+	// How common is it? Counting stops past SearchCandidates.
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+tsquery+` CROSS JOIN messages m
+WHERE m.search @@ qq.q LIMIT `+strconv.Itoa(store.SearchCandidates+1)+`) x`, args...).Scan(&n); err != nil {
+		return fail(err)
+	}
+	if n == 0 {
+		return []protocol.SearchHit{}, nil
+	}
+	from := ` FROM ` + tsquery + ` CROSS JOIN messages m`
+	where := ` WHERE m.search @@ qq.q`
+	if q.Workspace != "" {
+		from += ` JOIN sessions ws ON ws.id = m.session_id`
+		where += ` AND ws.workspace = ` + arg(q.Workspace)
+	}
+	var pick string
+	if n > store.SearchCandidates {
+		pick = `SELECT m.session_id, m.seq, m.role, m.content, m.n, 0::float8 AS rank, qq.q` + from + where +
+			` ORDER BY m.n DESC LIMIT ` + strconv.Itoa(limit)
+	} else {
+		pick = `SELECT m.session_id, m.seq, m.role, m.content, m.n, -ts_rank(m.search, qq.q)::float8 AS rank, qq.q` +
+			from + where + ` ORDER BY rank, m.n DESC LIMIT ` + strconv.Itoa(limit)
+	}
+	// The snippets are cut for the hits only; where each one starts in its
+	// message, and how long it is, tell whether it needs a leading or a
+	// trailing ….
+	rows, err := s.pool.Query(ctx, `SELECT h.session_id, h.seq, h.role, h.rank, s.title, s.workspace, s.updated_at,
+hl.snippet, strpos(b.body, hl.plain), length(hl.plain), length(b.body)
+FROM (`+pick+`) h
+JOIN sessions s ON s.id = h.session_id
+CROSS JOIN LATERAL (SELECT left(mx_claw_search_text(h.content), 200000) AS body) b
+CROSS JOIN LATERAL (SELECT ts_headline('mx_claw_search', b.body, h.q, `+arg(headlineOptions)+`) AS snippet) hs
+CROSS JOIN LATERAL (SELECT hs.snippet, replace(replace(hs.snippet, `+arg(markStart)+`, ''), `+arg(markStop)+`, '') AS plain) hl
+ORDER BY h.rank, h.n DESC`, args...)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	out := []protocol.SearchHit{}
+	for rows.Next() {
+		var h protocol.SearchHit
+		var role, snip string
+		var updated time.Time
+		var at, size, total int
+		if err := rows.Scan(&h.SessionID, &h.Seq, &role, &h.Rank, &h.Title, &h.Workspace, &updated,
+			&snip, &at, &size, &total); err != nil {
+			return fail(err)
+		}
+		h.Role, h.UpdatedAt, h.Snippet = protocol.Role(role), updated.UTC(), placeSnippet(snip, at, size, total)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	return out, nil
+}
+
+// placeSnippet turns a headline into a snippet: its marks become "**", it
+// goes on one line, and it gets … where the text goes on before (it
+// starts at character at, counted from 1; 0 if unknown) or after it (it
+// is size characters long, of total).
+func placeSnippet(headline string, at, size, total int) string {
+	snip := strings.NewReplacer(markStart, "**", markStop, "**").Replace(store.OneLine(strings.TrimSpace(headline)))
+	if at > 1 {
+		snip = "…" + snip
+	}
+	if at > 0 && at-1+size < total {
+		snip += "…"
+	}
+	return snip
+}

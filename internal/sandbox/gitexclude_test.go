@@ -125,3 +125,71 @@ func TestGitDoesNotListPlaceholders(t *testing.T) {
 		})
 	}
 }
+
+// TestPlaceholderHeldByConcurrentRun: a command that starts while another
+// one's placeholders are in place keeps them protected (and hidden from
+// git) after the first command has ended and cleaned up.
+func TestPlaceholderHeldByConcurrentRun(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	m := sandbox.NewManager(sandbox.Options{Backend: sandbox.BackendBwrap})
+	t.Cleanup(func() { m.Close() })
+	if st := m.Status(); !st.Enforced {
+		t.Skipf("bubblewrap cannot run here: %s (%s)", st.Reason, strings.Join(st.Details, "; "))
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(root, "ws")
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+	cmd := exec.Command("git", "init", "-q", ws)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	s, err := m.Session(sandbox.Policy{Config: sandbox.Resolve(nil, nil, "", ""), Workspace: ws, TmpDir: filepath.Join(root, "tmp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &execx.Runner{Sandbox: s}
+	run := func(script string) execx.Result {
+		res, err := r.Run(context.Background(), execx.Command{Script: script, Dir: ws, Env: env, Timeout: 30 * time.Second})
+		if err != nil {
+			t.Error(err)
+		}
+		return res
+	}
+	wait := func(name string) string {
+		return "for i in $(seq 600); do [ -e " + name + " ] && break; sleep 0.05; done; "
+	}
+	first := make(chan execx.Result)
+	go func() { first <- run(wait("second-started")) }()
+	second := make(chan execx.Result)
+	go func() {
+		// Starts once the first has its placeholders in place.
+		for i := 0; i < 600; i++ {
+			if _, err := os.Lstat(filepath.Join(ws, ".mcp.json")); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		second <- run("touch second-started; " + wait("first-done") +
+			"echo x > .mcp.json; echo write=$?; git status --porcelain -uall")
+	}()
+	<-first
+	if err := os.WriteFile(filepath.Join(ws, "first-done"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := <-second
+	if !strings.Contains(res.Output, "write=1") {
+		t.Errorf("writing .mcp.json after the first command ended was not refused: %s", res.Output)
+	}
+	if strings.Contains(res.Output, ".mcp.json\n") || strings.Contains(res.Output, ".gitmodules") {
+		t.Errorf("git lists a placeholder: %s", res.Output)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, ".mcp.json")); err == nil {
+		t.Errorf(".mcp.json left on the host: %q", b)
+	}
+}

@@ -31,7 +31,7 @@ MCP_NPM_PACKAGES = @modelcontextprotocol/server-everything@2026.8.31 @modelconte
 export MX_CLAW_TEST_NPM_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mx-claw-test/npm
 
 # TEST_APT_PACKAGES are the Debian packages the tests use.
-TEST_APT_PACKAGES = git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget chromium
+TEST_APT_PACKAGES = git ripgrep tmux gnome-keyring libsecret-tools dbus strace jq python3 bubblewrap netcat-openbsd curl wget chromium xvfb xclip
 
 # test-deps installs the system packages the tests use (Debian/Ubuntu, as
 # root or with sudo), only those missing: with all of them there, it

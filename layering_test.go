@@ -160,9 +160,9 @@ var rules = []depRule{
 	{covers: in("internal/protocol", "internal/sse", "internal/patch", "internal/safefile", "internal/sandbox",
 		"internal/termsafe", "internal/mdterm", "internal/testutil", "internal/server/web", "internal/bus", "internal/jsonrpc"),
 		direct: true, forbids: onlyMay(), why: "a leaf: any package may import it, so it imports none of ours"},
-	{covers: in("internal/ignore", "internal/permission", "internal/secret", "internal/memory", "internal/plugins"), direct: true,
+	{covers: in("internal/ignore", "internal/permission", "internal/secret", "internal/memory", "internal/plugins", "internal/attach"), direct: true,
 		forbids: onlyMay("internal/safefile"), why: "a leaf that reads files through safefile only"},
-	{covers: in("internal/frontmatter", "internal/webfetch", "internal/websearch"), direct: true, forbids: onlyMay(),
+	{covers: in("internal/frontmatter", "internal/webfetch", "internal/websearch", "internal/clipboard"), direct: true, forbids: onlyMay(),
 		why: "a leaf: any package may import it, so it imports none of ours"},
 	{covers: in("internal/images"), direct: true, forbids: onlyMay("internal/protocol"), why: "it speaks only the wire types"},
 	{covers: in("internal/skills"), direct: true, forbids: onlyMay("internal/safefile", "internal/frontmatter", "internal/tools"),
@@ -219,8 +219,9 @@ var rules = []depRule{
 		forbids: onlyMay("internal/app", "internal/protocol", "internal/jsonrpc"),
 		why:     "the stdio front doors translate; the core is reached through app.Driver only"},
 	{covers: in("internal/tui"), direct: true,
-		forbids: onlyMay("internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile", "internal/patch"),
-		why:     "the TUI uses a Backend, the wire types and configuration, never the agent, the store or the model client"},
+		forbids: onlyMay("internal/protocol", "internal/config", "internal/termsafe", "internal/modelcmd", "internal/mdterm", "internal/safefile", "internal/patch",
+			"internal/attach", "internal/images", "internal/clipboard"),
+		why: "the TUI uses a Backend, the wire types and configuration, never the agent, the store or the model client"},
 	{covers: func(pkg string) bool {
 		return !oneOf(pkg, "internal/cli", "internal/server", "internal/acp", "internal/appserver") && !under(pkg, "internal/app")
 	}, direct: true,

@@ -31,12 +31,20 @@ func (e *env) startTUI(args ...string) *tuiPane {
 // startTUIWaiting is startTUI waiting for the screen to show want.
 func (e *env) startTUIWaiting(want string, args ...string) *tuiPane {
 	e.t.Helper()
+	return e.startTUIWith(nil, want, args...)
+}
+
+// startTUIWith is startTUIWaiting with more environment variables
+// ("DISPLAY=:7").
+func (e *env) startTUIWith(extraEnv []string, want string, args ...string) *tuiPane {
+	e.t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		e.t.Skip("tmux is not installed (apt-get install tmux); skipping the terminal UI test")
 	}
 	p := &tuiPane{t: e.t, socket: fmt.Sprintf("mxc-tui-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	quoted := []string{"env", "-i", "PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "MX_CLAW_HOME=" + e.home,
-		"LANG=C.UTF-8", "TERM=xterm-256color", "NO_COLOR=1", binPath}
+		"LANG=C.UTF-8", "TERM=xterm-256color", "NO_COLOR=1"}
+	quoted = append(append(quoted, extraEnv...), binPath)
 	quoted = append(quoted, args...)
 	for i, q := range quoted {
 		quoted[i] = "'" + strings.ReplaceAll(q, "'", `'\''`) + "'"

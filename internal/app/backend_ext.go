@@ -68,7 +68,7 @@ func (b *Backend) expandCommand(ctx context.Context, req *agent.TurnRequest, sin
 		return nil
 	}
 	typed := req.Input
-	if req.Input, err = cmd.Expand(args); err != nil {
+	if req.Input, err = b.a.CommandPrompt(ctx, b.ws, req.SessionID, cmd, args); err != nil {
 		return err
 	}
 	req.Typed = typed

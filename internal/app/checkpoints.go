@@ -27,7 +27,7 @@ func newCheckpoints(home string, log *slog.Logger) *checkpoint.Manager {
 }
 
 // DeleteSessions deletes sessions (refusing any in use), with the command
-// outputs kept for them, and then removes the checkpoint blobs no
+// outputs and pasted pictures kept for them, and then removes the checkpoint blobs no
 // remaining session of their workspaces refers to. It returns the ids deleted; the error joins the refusals.
 func (a *App) DeleteSessions(ctx context.Context, ids []string) ([]string, error) {
 	var deleted []string
@@ -53,6 +53,8 @@ func (a *App) DeleteSessions(ctx context.Context, ids []string) ([]string, error
 		}
 		deleted = append(deleted, id)
 		a.removeOutputs(id)
+		a.removePasted(id)
+		a.removeHookFiles(id)
 		workspaces[s.Workspace] = true
 	}
 	for ws := range workspaces {

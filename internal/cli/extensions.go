@@ -532,7 +532,9 @@ func printFrozen(w io.Writer, fc *protocol.FrozenContext) {
 // turn. A prompt that names no custom command is sent as it is (a path
 // like /tmp, or a typo, which the model then sees); the second case is
 // told on stderr. explicitModel is --model: it wins over the command's.
-func customCommand(ctx context.Context, a *app.App, ws, prompt, explicitModel string, errw io.Writer) (input, model string, grants []permission.Grant, err error) {
+// sessionID is the session continued, if any: its mode and grants apply
+// to the command's !`command` lines.
+func customCommand(ctx context.Context, a *app.App, ws, sessionID, prompt, explicitModel string, errw io.Writer) (input, model string, grants []permission.Grant, err error) {
 	name, args, ok := slashcmd.Split(prompt)
 	if !ok {
 		return prompt, "", nil, nil
@@ -546,7 +548,7 @@ func customCommand(ctx context.Context, a *app.App, ws, prompt, explicitModel st
 		fmt.Fprintf(errw, "No custom command /%s; sending the prompt as it is.\n", termsafe.Sanitize(name))
 		return prompt, "", nil, nil
 	}
-	input, err = cmd.Expand(args)
+	input, err = a.CommandPrompt(ctx, ws, sessionID, cmd, args)
 	if err != nil {
 		return "", "", nil, usageErr(err)
 	}

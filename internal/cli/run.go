@@ -189,7 +189,11 @@ func runTask(ctx context.Context, stdio IO, f runFlags, args []string) error {
 		return usageErr(err)
 	}
 
-	input, turnModel, grants, err := customCommand(ctx, a, ws, prompt, f.model, stdio.Err)
+	sessionID := ""
+	if sess != nil {
+		sessionID = sess.ID
+	}
+	input, turnModel, grants, err := customCommand(ctx, a, ws, sessionID, prompt, f.model, stdio.Err)
 	if err != nil {
 		return err
 	}

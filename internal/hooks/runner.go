@@ -330,23 +330,33 @@ func (r *Runner) NewNotices() []string {
 	return fresh
 }
 
-// TranscriptPath returns where the transcript of a session is written for
-// its hooks, or "" without a DataDir.
-func (r *Runner) TranscriptPath(sessionID string) string {
+// SessionDir returns the directory of a session's files for its hooks
+// (its transcript and CLAUDE_ENV_FILE), which goes with the session, or
+// "" without a DataDir.
+func (r *Runner) SessionDir(sessionID string) string {
 	if r == nil || r.DataDir == "" || sessionID == "" {
 		return ""
 	}
-	return filepath.Join(r.DataDir, safeName(sessionID), "transcript.jsonl")
+	return filepath.Join(r.DataDir, safeName(sessionID))
+}
+
+// TranscriptPath returns where the transcript of a session is written for
+// its hooks, or "" without a DataDir.
+func (r *Runner) TranscriptPath(sessionID string) string {
+	if dir := r.SessionDir(sessionID); dir != "" {
+		return filepath.Join(dir, "transcript.jsonl")
+	}
+	return ""
 }
 
 // EnvFile returns the session's CLAUDE_ENV_FILE: the file SessionStart
 // hooks may write `export NAME=value` lines to, which the session's
 // commands then run with. "" without a DataDir.
 func (r *Runner) EnvFile(sessionID string) string {
-	if r == nil || r.DataDir == "" || sessionID == "" {
-		return ""
+	if dir := r.SessionDir(sessionID); dir != "" {
+		return filepath.Join(dir, "env.sh")
 	}
-	return filepath.Join(r.DataDir, safeName(sessionID), "env.sh")
+	return ""
 }
 
 // safeName makes a session id safe as one path element.

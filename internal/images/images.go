@@ -9,7 +9,8 @@
 // cgo-free.
 //
 // Who may import it: the tools (read_file), the app's wiring (images
-// attached to a prompt) and tests. It imports only protocol.
+// attached to a prompt), the terminal UI (telling a pasted image file by
+// its content) and tests. It imports only protocol.
 package images
 
 import (

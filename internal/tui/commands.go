@@ -168,6 +168,8 @@ func (m *Model) help() string {
 	sb.WriteString(m.th.bold.Render("Keys") + "\n")
 	sb.WriteString("  Enter send · Shift+Enter or \\ Enter new line · ↑/↓ history · Tab complete\n")
 	sb.WriteString("  @path attaches a workspace file to the message (Tab completes the path)\n")
+	sb.WriteString("  Ctrl+V pastes a picture from the clipboard; a dropped or pasted image path\n")
+	sb.WriteString("         attaches the image too, shown as [Image #1 name.png]\n")
 	sb.WriteString("  Shift+Tab cycles the permission mode: default → acceptEdits → plan\n")
 	sb.WriteString("  Esc or Ctrl-C cancel the turn · Ctrl-C twice on an empty prompt, or Ctrl-D, exit\n")
 	sb.WriteString("  Ctrl-O reasoning in full or collapsed, live and in answers printed from\n")

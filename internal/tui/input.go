@@ -89,6 +89,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) []tea.Cmd {
 	case "tab":
 		m.complete()
 		return nil
+	case "ctrl+v":
+		return []tea.Cmd{m.readClipboard(&k)}
+	case "backspace":
+		if m.deletePlaceholder() {
+			return nil
+		}
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
@@ -165,6 +171,10 @@ func (m *Model) submit() []tea.Cmd {
 	send, atts, refused := attachMentions(m.backend.Workspace(), text)
 	imgs, badImgs := imageMentions(m.backend.Workspace(), text)
 	refused = append(refused, badImgs...)
+	// Pasted images are shown by their placeholders.
+	shown := append([]string(nil), imgs...)
+	pasted, labels := m.pastedIn(text)
+	imgs, shown = append(imgs, pasted...), append(shown, labels...)
 	if m.busy {
 		if len(imgs) > 0 {
 			refused = append(refused, "images are not queued: send them again once the turn has ended")
@@ -177,7 +187,7 @@ func (m *Model) submit() []tea.Cmd {
 	}
 	m.print(m.r.user(text))
 	m.printAttachments(atts, refused)
-	m.printImages(imgs)
+	m.printImages(shown)
 	m.turnInput, m.turnImages = raw, imgs
 	cmds := m.startTurn(send)
 	m.turnPrompt = text

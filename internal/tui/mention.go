@@ -1,21 +1,17 @@
 package tui
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mx-claw/mx-claw/internal/attach"
 	"github.com/mx-claw/mx-claw/internal/safefile"
 )
-
-// maxAttachBytes caps the content of one attached file.
-const maxAttachBytes = 64 << 10
 
 // maxMentionCandidates bounds the completions listed for one @ word.
 const maxMentionCandidates = 200
@@ -170,47 +166,18 @@ func readMention(root, typed string) (attachment, error) {
 	if !fi.Mode().IsRegular() {
 		return attachment{}, errNotText
 	}
-	f, _, err := safefile.Open(real)
-	if err != nil {
-		return attachment{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxAttachBytes+1))
-	if err != nil {
-		return attachment{}, err
-	}
-	truncated := len(data) > maxAttachBytes
-	if truncated {
-		data = data[:maxAttachBytes]
-		// Do not cut a character in two.
-		for i := 0; i < utf8.UTFMax && len(data) > 0 && !utf8.Valid(data); i++ {
-			data = data[:len(data)-1]
-		}
-	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		return attachment{}, errNotText
-	}
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return attachment{}, err
 	}
-	rel = filepath.ToSlash(rel)
-	content := string(data)
-	lines := strings.Count(content, "\n")
-	if content != "" && !strings.HasSuffix(content, "\n") {
-		lines++
+	f, err := attach.Read(real, filepath.ToSlash(rel))
+	if errors.Is(err, attach.ErrNotText) {
+		return attachment{}, errNotText
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "\n\n<file path=%q>\n", rel)
-	sb.WriteString(content)
-	if !strings.HasSuffix(content, "\n") && content != "" {
-		sb.WriteString("\n")
+	if err != nil {
+		return attachment{}, err
 	}
-	if truncated {
-		fmt.Fprintf(&sb, "[truncated: only the first %d KiB of %d bytes are attached]\n", maxAttachBytes>>10, fi.Size())
-	}
-	sb.WriteString("</file>")
-	return attachment{rel: rel, lines: lines, block: sb.String()}, nil
+	return attachment{rel: f.Rel, lines: f.Lines, block: f.Block}, nil
 }
 
 // attachMentions finds the @path words of text that name text files of

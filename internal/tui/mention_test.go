@@ -9,6 +9,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/mx-claw/mx-claw/internal/attach"
 )
 
 // mentionWS makes a workspace for the @path tests.
@@ -123,7 +125,7 @@ func TestAttachMentionsCapsLargeFiles(t *testing.T) {
 	if len(atts) != 1 {
 		t.Fatalf("attachments = %+v", atts)
 	}
-	if !strings.Contains(send, "[truncated: only the first 64 KiB of 136000 bytes are attached]") || len(send) > maxAttachBytes+200 {
+	if !strings.Contains(send, "[truncated: only the first 64 KiB of 136000 bytes are attached]") || len(send) > attach.MaxBytes+200 {
 		t.Errorf("not capped: %d bytes, tail %q", len(send), send[len(send)-120:])
 	}
 }

@@ -99,7 +99,8 @@ type Model struct {
 	hist          *inputHistory
 	turnInput     string // the input of the running turn, as typed
 
-	turnImages []string // the images sent with the running turn (images.go)
+	turnImages []string   // the images sent with the running turn (images.go)
+	paste      pasteState // images pasted into the input (paste.go)
 
 	sess  protocol.Session
 	model string
@@ -476,6 +477,11 @@ func (m *Model) update(msg tea.Msg) []tea.Cmd {
 			m.prompt.typeText(msg.Content)
 			return nil
 		}
+		if cmd, took := m.pasteInput(msg.Content); took {
+			return []tea.Cmd{cmd}
+		}
+	case clipboardMsg:
+		return m.clipboardDone(msg)
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	}

@@ -3,6 +3,10 @@
 // same name. Tools reach files only through the [tools.Workspace] in the
 // Env they are given, so the workspace boundary is enforced in one place.
 //
+// The file tools' cases are txtar fixtures, one call each, in
+// testdata/fixtures (its README gives the format), run by TestFixtures
+// with golang.org/x/tools/txtar, the format's reference parser.
+//
 // Only the agent's wiring (app) and tests import this package; the agent
 // itself sees tools only through the tools package.
 package builtin

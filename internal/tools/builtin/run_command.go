@@ -57,6 +57,10 @@ const (
 	maxCommandOutput      = 32 << 10
 )
 
+// MaxCommandOutput is how much of a command's output run_command keeps
+// (head and tail); custom commands' !`command` lines keep as much.
+const MaxCommandOutput = maxCommandOutput
+
 // runCommand is the run_command tool.
 type runCommand struct {
 	env []string

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -18,7 +19,8 @@ const answerWait = 2 * time.Second
 // server that waits for it, or resumes here a turn paused in the store (by
 // `mx-claw run --on-ask pause` in a terminal, or a server that stopped):
 // 202 and the turn goes on. Not pending: 404; the session busy in another
-// process: 409.
+// process: 409. A subagent's request may be answered with its own
+// session's id or with its parent's (nested.go).
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	id, rid := r.PathValue("id"), r.PathValue("requestId")
 	var req protocol.ApprovalAnswer
@@ -33,18 +35,13 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest("scope %q: want once, session or always", req.Scope)
 	}
-	if _, err := s.session(r, id); err != nil {
-		return err
-	}
-	pending, err := s.app.Store.PendingApprovals(r.Context(), id)
+	sess, err := s.session(r, id)
 	if err != nil {
 		return err
 	}
-	var approval *protocol.Approval
-	for i := range pending {
-		if pending[i].ID == rid {
-			approval = &pending[i]
-		}
+	approval, err := s.approvalOwner(r.Context(), id, rid)
+	if err != nil {
+		return err
 	}
 	if approval == nil {
 		return errorf(http.StatusNotFound, protocol.CodeApprovalNotFound,
@@ -57,6 +54,11 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	ans := agent.ResolveRequest{SessionID: id, RequestID: rid, Approve: req.Decision == protocol.DecisionAllow,
 		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget()}
 	out := protocol.ApprovalAccepted{RequestID: rid, Decision: req.Decision, TurnID: approval.TurnID}
+	if approval.SessionID != id || sess.ParentID != "" {
+		// A subagent's request, asked by its own session or its parent.
+		ans.SessionID = approval.SessionID
+		return s.answerChild(w, r, cmp.Or(sess.ParentID, id), ans, out)
+	}
 
 	rn := s.runner(id)
 	rn.mu.Lock()

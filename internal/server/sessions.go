@@ -96,7 +96,8 @@ func workspaceDir(p string) (string, error) {
 }
 
 // showSession serves GET /api/sessions/{id}: the session, its stored
-// messages and its pending approvals.
+// messages and its pending approvals, with those of its running subagents
+// (each naming its own sessionId).
 func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	sess, err := s.session(r, id)
@@ -107,7 +108,7 @@ func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pending, err := s.app.Store.PendingApprovals(r.Context(), id)
+	pending, err := s.pendingWithChildren(r.Context(), id)
 	if err != nil {
 		return err
 	}

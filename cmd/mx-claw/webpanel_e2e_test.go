@@ -33,7 +33,9 @@ const story = "## A short story\n\nOnce upon a time a **panel** streamed an answ
 // TestWebPanel drives the panel of a real `mx-claw serve` in a real
 // headless Chromium against the fake model: log in with the printed URL,
 // create a session, watch an answer stream (Markdown rendered as it
-// comes), approve a command from its card, see the coloured diff of an
+// comes), approve a command from its card, approve a subagent's command
+// from the same dock while its progress shows under its task card, see
+// the coloured diff of an
 // edit, follow a turn that a terminal runs on the same session, switch
 // the model and the permission mode, queue a message and
 // remove it, reload in the middle of a turn and find the same transcript
@@ -48,7 +50,7 @@ func TestWebPanel(t *testing.T) {
 	}
 	e := newEnv(t)
 	e.srv.RecordBodies(true)
-	cfg := `{"version":1,"activeProvider":"fake","providers":{` +
+	cfg := `{"version":1,"activeProvider":"fake","skills":{"proposals":false},"providers":{` +
 		`"fake":{"name":"fake","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true},` +
 		`"keyed":{"name":"keyed","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"m","models":["m"],"apiKey":"","requiresApiKey":true,"configured":true}}}`
 	e.writeHome("config.json", cfg)
@@ -149,6 +151,26 @@ func TestWebPanel(t *testing.T) {
 		t.Errorf("out.txt after the approved command: %q, %v", data, err)
 	}
 
+	// A subagent whose command asks: its request comes up in this
+	// session's dock, marked as the subagent's, its progress shows under
+	// the task card, and the answer given here lets it go on.
+	task, _ := json.Marshal(map[string]any{"description": "write sub.txt", "prompt": "Write sub.txt.", "subagent_type": "general"})
+	e.srv.Enqueue(llmtest.Call("task", string(task)), llmtest.Call("run_command", `{"command":"echo from-sub > sub.txt"}`),
+		llmtest.Text("sub.txt written."), llmtest.Text("The subagent wrote sub.txt."))
+	p.send("delegate sub.txt")
+	p.wait("the subagent's approval card", `!!document.querySelector('.dock .approval .badge.sub') && document.querySelector('.dock .cmd').textContent === '$ echo from-sub > sub.txt'`)
+	p.wait("the subagent under the task card", `(() => { const s = document.querySelector('.tool[data-tool="task"] .subagent'); return s && s.querySelector('.sub-head').textContent.includes('general subagent') && [...s.querySelectorAll('.sub-call')].some((c) => c.dataset.state === 'waiting' && c.textContent.includes('echo from-sub')); })()`)
+	if n := js[int](p, `document.querySelectorAll('.log > .tool[data-tool="run_command"]').length`); n != 1 {
+		t.Errorf("%d run_command cards at the top level; the subagent's call belongs under its task card", n)
+	}
+	p.wait("the answers to be enabled", `[...document.querySelectorAll('.dock .approval-buttons button')].every((b) => !b.disabled)`)
+	shot("subagent-approval-desktop")
+	p.do("allow the subagent's command", chromedp.Click(chromedp.CSS(`.dock button[data-answer="Allow once"]`)))
+	p.wait("the subagent's command, then the task's result", `document.querySelector('.tool[data-tool="task"]').dataset.state === 'ok' && document.querySelector('.dock').hidden && [...document.querySelectorAll('.tool[data-tool="task"] .sub-call')].some((c) => c.dataset.state === 'ok') && [...document.querySelectorAll('.assistant .md')].some((m) => m.textContent === 'The subagent wrote sub.txt.')`)
+	if data, err := os.ReadFile(filepath.Join(e.ws, "sub.txt")); err != nil || string(data) != "from-sub\n" {
+		t.Errorf("sub.txt after the subagent's approved command: %q, %v", data, err)
+	}
+
 	// Permission mode acceptEdits (from the header), then an edit: no
 	// approval, and its diff in colour.
 	js[bool](p, `(() => { const s = document.querySelector('select.mode'); s.value = 'acceptEdits'; s.dispatchEvent(new Event('change')); return true; })()`)
@@ -219,7 +241,7 @@ func TestWebPanel(t *testing.T) {
 	shot("reloaded-desktop")
 	afterReload := transcriptOf(p)
 	checkNoDuplicates(t, afterReload)
-	if got, want := countPrefix(afterReload, "user:"), 5; got != want {
+	if got, want := countPrefix(afterReload, "user:"), 6; got != want {
 		t.Errorf("%d user messages after the reload, want %d:\n%s", got, want, strings.Join(afterReload, "\n"))
 	}
 	// A fresh load of the finished session shows exactly the same.

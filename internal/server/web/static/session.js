@@ -162,8 +162,12 @@ export class SessionView {
         this.setStatus(s);
       },
       onUsage: (ev) => this.onUsage(ev),
+      sessionId: this.id,
       onApproval: (kind, ev) => {
-        if (kind === 'requested') this.dock.add({ ...fromEvent(ev), seq: ev.sequence || 0 });
+        // A subagent's request carries its own session's sequence: it
+        // counts as newer than anything applied so far.
+        const seq = ev.sessionId === this.id ? ev.sequence || 0 : this.transcript.lastSeq + 0.5;
+        if (kind === 'requested') this.dock.add({ ...fromEvent(ev), seq });
         else this.dock.resolved(ev.requestId);
       },
       onQueue: (kind, ev) => this.onQueueEvent(kind, ev),
@@ -205,7 +209,7 @@ export class SessionView {
     const [d, q] = await Promise.all([get('/api/sessions/' + enc(this.id)), this.fetchQueue()]);
     if (this.destroyed) return;
     this.setSession(d.session, this.statusSeq > since);
-    this.dock.set((d.pendingApprovals || []).map(fromApproval), since);
+    this.dock.set((d.pendingApprovals || []).map((a) => fromApproval(a, this.id)), since);
     if (q) this.setQueue(q);
   }
 

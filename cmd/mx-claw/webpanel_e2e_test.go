@@ -35,14 +35,15 @@ const story = "## A short story\n\nOnce upon a time a **panel** streamed an answ
 // create a session, watch an answer stream (Markdown rendered as it
 // comes), approve a command from its card, approve a subagent's command
 // from the same dock while its progress shows under its task card, see
-// the coloured diff of an
-// edit, follow a turn that a terminal runs on the same session, switch
-// the model and the permission mode, queue a message and
-// remove it, reload in the middle of a turn and find the same transcript
-// without duplicates, cancel with Esc, see that Enter does not send while
-// an input method composes, and set a key in the settings that is never
-// shown again. Screenshots of the main screens at desktop width and at
-// 390 px are saved in the test's artifact directory.
+// the coloured diff of an edit, follow a turn that a terminal runs on the
+// same session, switch the model and the permission mode, attach images
+// (picked and pasted; refused by a text-only model, sent to one that
+// reads them), queue a message and remove it, reload in the middle of a
+// turn and find the same transcript without duplicates, cancel with Esc,
+// see that Enter does not send while an input method composes, and set a
+// key in the settings that is never shown again. Screenshots of the main
+// screens at desktop width and at 390 px are saved in the test's artifact
+// directory.
 func TestWebPanel(t *testing.T) {
 	t.Parallel()
 	if browser.Path() == "" {
@@ -52,7 +53,8 @@ func TestWebPanel(t *testing.T) {
 	e.srv.RecordBodies(true)
 	cfg := `{"version":1,"activeProvider":"fake","skills":{"proposals":false},"providers":{` +
 		`"fake":{"name":"fake","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true},` +
-		`"keyed":{"name":"keyed","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"m","models":["m"],"apiKey":"","requiresApiKey":true,"configured":true}}}`
+		`"keyed":{"name":"keyed","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"m","models":["m"],"apiKey":"","requiresApiKey":true,"configured":true}},` +
+		`"modelSettings":{"fake/other-model":{"images":true}}}`
 	e.writeHome("config.json", cfg)
 	e.writeWS("a.txt", "hello\n")
 	base, login := e.serve()
@@ -207,6 +209,34 @@ func TestWebPanel(t *testing.T) {
 	}
 	waitFor("the model switch", func() bool { return e.show(sid).Session.Model == "fake/other-model" })
 
+	// Images: attached from the file picker and pasted; refused for a
+	// model that does not read them (the message and the images stay),
+	// sent to one that does (other-model, by modelSettings).
+	shotPNG := filepath.Join(t.TempDir(), "shot.png")
+	if err := os.WriteFile(shotPNG, pngFile(t, 30, 20, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js[bool](p, `(() => { const s = document.querySelector('select.model'); s.value = 'fake/fake-model'; s.dispatchEvent(new Event('change')); return true; })()`)
+	waitFor("the model switch back", func() bool { return e.show(sid).Session.Model == "fake/fake-model" })
+	p.do("attach an image", chromedp.SetUploadFiles(chromedp.CSS(`input.image-picker`), []string{shotPNG}))
+	p.wait("its thumbnail", `[...document.querySelectorAll('.attachments .attachment')].some((a) => a.textContent.includes('shot.png') && a.querySelector('img').naturalWidth === 30)`)
+	js[bool](p, `(() => { const c = document.createElement('canvas'); c.width = 8; c.height = 6; const b = atob(c.toDataURL('image/png').split(',')[1]); const u = new Uint8Array(b.length); for (let i = 0; i < b.length; i++) u[i] = b.charCodeAt(i); const dt = new DataTransfer(); dt.items.add(new File([u], 'pasted.png', { type: 'image/png' })); document.querySelector('textarea.input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true })); return true; })()`)
+	p.wait("two attachments", `document.querySelectorAll('.attachments .attachment').length === 2`)
+	shot("images-desktop")
+	p.send("what do these show?")
+	p.wait("the refusal", `document.querySelector('.hint').textContent.includes('does not accept images') && document.querySelector('textarea.input').value.trim() === 'what do these show?' && document.querySelectorAll('.attachments .attachment').length === 2`)
+	js[bool](p, `(() => { const s = document.querySelector('select.model'); s.value = 'fake/other-model'; s.dispatchEvent(new Event('change')); return true; })()`)
+	waitFor("the model switch to other-model", func() bool { return e.show(sid).Session.Model == "fake/other-model" })
+	e.srv.Enqueue(llmtest.Text("Two grey rectangles."))
+	p.do("send again", chromedp.Click(chromedp.CSS(`button.send`)))
+	p.wait("the message with its images, and the answer", `[...document.querySelectorAll('.block.user')].some((u) => u.textContent.includes('what do these show?') && u.textContent.includes('shot.png (30×20)') && u.textContent.includes('pasted.png (8×6)')) && [...document.querySelectorAll('.assistant .md')].some((m) => m.textContent === 'Two grey rectangles.') && document.querySelector('.attachments').hidden`)
+	if reqs := e.srv.ChatRequests(); true {
+		_, urls := imageParts(t, reqs[len(reqs)-1])
+		if n := len(urls[len(urls)-1]); n != 2 {
+			t.Errorf("the model got %d images with the message, want 2", n)
+		}
+	}
+
 	// A slow answer: a message queued meanwhile is shown and removed, and
 	// a reload in the middle of the turn shows the same transcript.
 	e.srv.Enqueue(llmtest.Reply{Text: story, Pieces: 60, ChunkDelay: 70 * time.Millisecond})
@@ -241,7 +271,7 @@ func TestWebPanel(t *testing.T) {
 	shot("reloaded-desktop")
 	afterReload := transcriptOf(p)
 	checkNoDuplicates(t, afterReload)
-	if got, want := countPrefix(afterReload, "user:"), 6; got != want {
+	if got, want := countPrefix(afterReload, "user:"), 7; got != want {
 		t.Errorf("%d user messages after the reload, want %d:\n%s", got, want, strings.Join(afterReload, "\n"))
 	}
 	// A fresh load of the finished session shows exactly the same.

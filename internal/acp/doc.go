@@ -14,7 +14,8 @@
 // the client offers its file system, the file tools read and write through
 // fs/read_text_file and fs/write_text_file (editor.go), so the agent sees
 // the editor's unsaved buffers. session/load replays a stored session's
-// events through the same mapping.
+// events through the same mapping. Image blocks in prompts go to a model
+// that reads images (images.go).
 //
 // What is not here: any agent logic. Turns, permissions, approvals and
 // storage are the core's; this package only translates.

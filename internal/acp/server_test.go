@@ -34,6 +34,13 @@ type agentConn struct {
 
 func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmtest.Reply) *agentConn {
 	t.Helper()
+	return newAgentConfig(t, opts, requiresKey, "", replies...)
+}
+
+// newAgentConfig is newAgent with more top-level keys of config.json
+// (extra, without the braces).
+func newAgentConfig(t *testing.T, opts app.Options, requiresKey bool, extra string, replies ...llmtest.Reply) *agentConn {
+	t.Helper()
 	home := t.TempDir()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -41,7 +48,10 @@ func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmte
 	}
 	srv := llmtest.NewServer(replies...)
 	t.Cleanup(srv.Close)
-	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":%v,"configured":true}}}`, srv.URL(), requiresKey)
+	if extra != "" {
+		extra = "," + extra
+	}
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":%v,"configured":true}}%s}`, srv.URL(), requiresKey, extra)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import { Transcript } from './transcript.js';
 import { EventStream, LIVE, RECONNECTING, CONNECTING, SIGNED_OUT, GONE } from './stream.js';
 import { ApprovalDock, fromEvent, fromApproval } from './approvals.js';
 import { bindComposer, grow } from './composer.js';
+import { Attachments } from './attachments.js';
 import * as fmt from './format.js';
 
 // Events applied per slice of work before the page gets a turn to paint
@@ -138,7 +139,9 @@ export class SessionView {
     this.cancelBtn = h('button', { type: 'button', class: 'btn danger cancel', hidden: true }, 'Stop');
     this.cancelBtn.addEventListener('click', () => this.cancel());
     this.hint = h('div', { class: 'hint' });
-    const form = h('form', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.cancelBtn, this.sendBtn));
+    this.attach = new Attachments({ onError: (msg) => this.flashHint(msg) });
+    this.attach.bindPaste(this.input);
+    const form = h('form', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.attach.button, this.attach.picker, this.cancelBtn, this.sendBtn));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       this.send();
@@ -152,7 +155,7 @@ export class SessionView {
       header,
       this.banner,
       h('div', { class: 'chat-body' }, this.scroller, this.jump),
-      h('div', { class: 'bottom' }, this.dockEl, this.queueEl, this.hint, form),
+      h('div', { class: 'bottom' }, this.dockEl, this.queueEl, this.hint, this.attach.el, form),
     );
 
     this.transcript = new Transcript(this.log, {
@@ -422,7 +425,10 @@ export class SessionView {
     this.sending = true;
     this.sendBtn.disabled = true;
     try {
-      await post('/api/sessions/' + enc(this.id) + '/messages', { text });
+      const body = { text };
+      if (this.attach.count) body.images = this.attach.body();
+      await post('/api/sessions/' + enc(this.id) + '/messages', body);
+      this.attach.clear();
       this.input.value = '';
       grow(this.input);
       this.stick = true;

@@ -142,7 +142,7 @@ export class Transcript {
     const m = ev.message;
     if (!m) return;
     if (m.role === 'user') {
-      this.add(userBlock(m.content));
+      this.add(userBlock(m.content, m.images));
       return;
     }
     if (m.role !== 'assistant') return;
@@ -294,8 +294,12 @@ export class Transcript {
   }
 }
 
-function userBlock(text) {
-  return h('div', { class: 'block user' }, h('div', { class: 'bubble' }, text));
+// userBlock is a message of the user's, with the names of the images it
+// carried (events never carry their data).
+function userBlock(text, images) {
+  const names = (images || []).map((i) => (i.name || 'image') + (i.width ? ' (' + i.width + '×' + i.height + ')' : ''));
+  const label = names.length === 1 ? 'Image: ' : 'Images: ';
+  return h('div', { class: 'block user' }, h('div', { class: 'bubble' }, text), names.length ? h('div', { class: 'images' }, label + names.join(' · ')) : null);
 }
 
 function notice(kind, title, text) {

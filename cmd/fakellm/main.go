@@ -8,7 +8,8 @@
 // on stdout, then serves until SIGINT or SIGTERM. Chat requests get the
 // script's replies in order, then the script's fallback or the text "ok".
 // The script format is llmtest.Script; without --script every request
-// gets the fallback. With --log, one JSON object per request is appended
+// gets the fallback. A request whose tool calls and results are not paired
+// is answered 400, as providers answer it (llmtest.CheckChat). With --log, one JSON object per request is appended
 // to the file: ts (arrival, Unix seconds), method, path, bytes (body
 // size), model, stream, messages (count) and tools (names offered).
 //

@@ -105,8 +105,7 @@ func benchFanout(b *testing.B, clients int, reply llmtest.Reply) {
 func newBenchEnv(b *testing.B) *env {
 	b.Helper()
 	home, ws := b.TempDir(), b.TempDir()
-	srv := llmtest.NewServer()
-	b.Cleanup(srv.Close)
+	srv := llmtest.NewTestServer(b)
 	srv.RecordBodies(false)
 	e := &env{home: home, ws: ws, srv: srv}
 	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":false,"configured":true}}}`, srv.URL())

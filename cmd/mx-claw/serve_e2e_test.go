@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,16 @@ type served struct {
 	// stdout and stderr are files the process writes directly, so reading
 	// them while it runs races with nothing.
 	stdout, stderr string
+	// done is closed when the process has ended; err is then what
+	// cmd.Wait returned.
+	done chan struct{}
+	err  error
 }
+
+// patience bounds a wait for a server that may never answer; on a loaded
+// machine a server takes what it takes, so this is a guard against a
+// hang, not a timing requirement.
+const patience = 2 * time.Minute
 
 // output returns what the process wrote to a file so far.
 func output(path string) string {
@@ -35,11 +45,13 @@ func output(path string) string {
 	return string(data)
 }
 
-// newServed starts cmd with its output in files.
+// newServed starts cmd with its output in files. The process is killed
+// at the test's end if it still runs.
 func newServed(tb testing.TB, cmd *exec.Cmd) *served {
 	tb.Helper()
 	dir := tb.TempDir()
-	s := &served{t: tb, cmd: cmd, stdout: filepath.Join(dir, "stdout"), stderr: filepath.Join(dir, "stderr")}
+	s := &served{t: tb, cmd: cmd, stdout: filepath.Join(dir, "stdout"), stderr: filepath.Join(dir, "stderr"),
+		done: make(chan struct{})}
 	for _, f := range []struct {
 		path string
 		dst  *io.Writer
@@ -54,25 +66,60 @@ func newServed(tb testing.TB, cmd *exec.Cmd) *served {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.done)
+	}()
+	tb.Cleanup(func() {
+		select {
+		case <-s.done:
+		default:
+			cmd.Process.Kill()
+			<-s.done
+		}
+	})
 	return s
+}
+
+// waitUntil checks cond until it holds, and fails the test if the process
+// ends first (or nothing happens for the whole of patience), saying what.
+func (s *served) waitUntil(what string, cond func() bool) {
+	s.t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	guard := time.NewTimer(patience)
+	defer guard.Stop()
+	for !cond() {
+		select {
+		case <-s.done:
+			if cond() {
+				return
+			}
+			s.t.Fatalf("mx-claw serve ended (%v) before %s\nstdout: %s\nstderr: %s", s.err, what, output(s.stdout), output(s.stderr))
+		case <-guard.C:
+			s.cmd.Process.Kill()
+			s.t.Fatalf("mx-claw serve still had not %s after %s\nstdout: %s\nstderr: %s", what, patience, output(s.stdout), output(s.stderr))
+		case <-tick.C:
+		}
+	}
+}
+
+// waitOutput waits until the process has written text to the file path
+// (its stdout or stderr) and returns what it wrote.
+func (s *served) waitOutput(path, text string) string {
+	s.t.Helper()
+	s.waitUntil("printed "+strconv.Quote(text), func() bool { return strings.Contains(output(path), text) })
+	return output(path)
 }
 
 // waitInfo waits for the server's server.json.
 func (s *served) waitInfo(home string) {
 	s.t.Helper()
 	path := filepath.Join(home, "server.json")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	s.waitUntil("written server.json", func() bool {
 		data, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == s.cmd.Process.Pid {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.cmd.Process.Kill()
-			s.t.Fatalf("no server.json of the server after 30 s\n%s", output(s.stderr))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == s.cmd.Process.Pid
+	})
 }
 
 // startServe starts `mx-claw serve` on a free loopback port and waits for
@@ -86,12 +133,6 @@ func startServe(tb testing.TB, e *env, ctx context.Context, args ...string) *ser
 	tb.Helper()
 	cmd := e.command(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	s := newServed(tb, cmd)
-	tb.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
 	s.waitInfo(e.home)
 	path := filepath.Join(e.home, "server.json")
 	fi, err := os.Stat(path)
@@ -208,27 +249,25 @@ func (s *served) stop() {
 	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
 		s.t.Fatal(err)
 	}
-	if code := exitCode(s.cmd.Wait()); code != 0 {
+	<-s.done
+	if code := exitCode(s.err); code != 0 {
 		s.t.Errorf("serve exit %d\n%s", code, output(s.stderr))
 	}
 }
 
 func TestServeFollowsARunAndQueuesBehindIt(t *testing.T) {
 	t.Parallel()
+	// The run's answer waits until the browser's message is in: however
+	// slow the machine, the message arrives while the run's turn runs.
+	gate := make(chan struct{})
 	e := newEnv(t,
-		llmtest.Reply{Text: "the terminal's answer, slowly", Pieces: 10, ChunkDelay: 250 * time.Millisecond},
+		llmtest.Reply{Text: "the terminal's answer, slowly", Pieces: 10, Gate: gate},
 		llmtest.Text("the browser's answer"),
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := e.startServe(ctx)
-	login := srv.info.URL + "/login?token=" + srv.info.Token
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(output(srv.stdout), login); {
-		if time.Now().After(deadline) {
-			t.Fatalf("serve printed no login URL: %q", output(srv.stdout))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	srv.waitOutput(srv.stdout, srv.info.URL+"/login?token="+srv.info.Token)
 
 	run, runEvents, runErr := e.startJSON(ctx, "from the terminal")
 	id := waitFor(t, runEvents, protocol.EventTurnStarted).SessionID
@@ -239,6 +278,7 @@ func TestServeFollowsARunAndQueuesBehindIt(t *testing.T) {
 	if st := srv.api("POST", "/api/sessions/"+id+"/messages", protocol.SendMessage{Text: "from the browser"}, &acc); st != 202 || !acc.Queued {
 		t.Fatalf("message during the run: %d %+v, want 202 queued", st, acc)
 	}
+	close(gate)
 	evs = append(evs, collect(t, stream, protocol.EventTurnCompleted, 2)...)
 	for range runEvents {
 	}
@@ -345,9 +385,8 @@ func TestServeRefusesANonLoopbackAddress(t *testing.T) {
 	cmd := e.command(ctx, "serve", "--addr", "0.0.0.0:0", "--allow-remote", "--sandbox", "read-only")
 	s := newServed(t, cmd)
 	s.waitInfo(e.home)
-	// The warning comes before server.json.
-	if warned := output(s.stderr); !strings.Contains(warned, "Warning") {
-		t.Errorf("no warning for a remote address: %q", warned)
+	if warned := s.waitOutput(s.stderr, "Warning"); !strings.Contains(warned, "beyond this machine") {
+		t.Errorf("the warning for a remote address: %q", warned)
 	}
 	resp, err := http.Get(s.info.URL + "/api/sessions")
 	if err != nil {
@@ -378,19 +417,11 @@ func TestServeOpenStartsTheBrowser(t *testing.T) {
 		}
 	}
 	s := newServed(t, cmd)
-	deadline := time.Now().Add(30 * time.Second)
 	var url []byte
-	for {
+	s.waitUntil("opened the browser", func() bool {
 		url, _ = os.ReadFile(opened)
-		if len(url) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the browser was not opened: %s", output(s.stderr))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return bytes.HasSuffix(url, []byte("\n"))
+	})
 	data, _ := os.ReadFile(filepath.Join(e.home, "server.json"))
 	json.Unmarshal(data, &s.info)
 	if got := strings.TrimSpace(string(url)); got != s.info.URL+"/login?token="+s.info.Token {

@@ -629,7 +629,7 @@ func TestTUIMarkdownRenderedWhileStreamingSurvivesResize(t *testing.T) {
 	p.tmux("resize-window", "-t", "main", "-x", "60", "-y", "20")
 	time.Sleep(300 * time.Millisecond)
 	p.tmux("resize-window", "-t", "main", "-x", "90", "-y", "24")
-	s = p.waitFor("took", 30*time.Second)
+	p.waitFor("took", 30*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	s = p.screen()
 	for _, want := range []string{"Streaming Heading", "Closing Heading", "Paragraph number 01", "Paragraph number 12", "The end."} {

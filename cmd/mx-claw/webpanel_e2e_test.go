@@ -39,11 +39,12 @@ const story = "## A short story\n\nOnce upon a time a **panel** streamed an answ
 // same session, switch the model and the permission mode, attach images
 // (picked and pasted; refused by a text-only model, sent to one that
 // reads them), queue a message and remove it, reload in the middle of a
-// turn and find the same transcript without duplicates, cancel with Esc,
-// see that Enter does not send while an input method composes, and set a
-// key in the settings that is never shown again. Screenshots of the main
-// screens at desktop width and at 390 px are saved in the test's artifact
-// directory.
+// turn and find the same transcript without duplicates, cancel with Esc
+// and get the message queued behind the cancelled turn back in the input
+// box, see that Enter does not send while an input method composes, and
+// set a key in the settings that is never shown again. Screenshots of the
+// main screens at desktop width and at 390 px are saved in the test's
+// artifact directory.
 func TestWebPanel(t *testing.T) {
 	t.Parallel()
 	if browser.Path() == "" {
@@ -292,12 +293,18 @@ func TestWebPanel(t *testing.T) {
 		}
 	}
 
-	// Esc cancels a turn.
+	// Esc cancels a turn; a message queued behind it comes back into the
+	// input box, and leaves the queue.
 	e.srv.Enqueue(llmtest.Reply{Hang: true})
 	p.send("wait forever")
 	p.wait("the turn to run", `document.querySelector('.status').dataset.status === 'running'`)
+	p.send("bring me back")
+	p.wait("the queued message, removable at once", `(() => { const q = document.querySelector('.queue .queued'); return q && q.textContent.includes('bring me back') && !q.querySelector('.remove').disabled; })()`)
 	p.do("press Esc", chromedp.Focus(chromedp.CSS("textarea.input")), chromedp.SendKeys(chromedp.CSS("textarea.input"), kb.Escape))
 	p.wait("the cancellation", `[...document.querySelectorAll('.notice')].some((n) => n.textContent.startsWith('Cancelled')) && document.querySelector('.status').dataset.status !== 'running'`)
+	p.wait("the queued message back in the input box", `document.querySelector('textarea.input').value === 'bring me back' && document.querySelector('.queue').hidden`)
+	shot("returned-desktop")
+	js[bool](p, `(() => { const t = document.querySelector('textarea.input'); t.value = ''; return true; })()`)
 
 	// Enter while an input method composes does not send; Enter after
 	// the text is committed does.

@@ -13,7 +13,9 @@
 // which the Driver turns into mx-claw's approval scopes and grants. When
 // the client offers its file system, the file tools read and write through
 // fs/read_text_file and fs/write_text_file (editor.go), so the agent sees
-// the editor's unsaved buffers. session/load replays a stored session's
+// the editor's unsaved buffers. The MCP servers the client passes with
+// session/new and session/load are handed to the app's MCP manager
+// (app.Driver.UseMCPServers). session/load replays a stored session's
 // events through the same mapping. Image blocks in prompts go to a model
 // that reads images (images.go).
 //

@@ -43,8 +43,6 @@ type server struct {
 // session is a session the client opened (session/new or session/load).
 type session struct {
 	id, cwd string
-	// mcp are the MCP servers the client gave; see acceptMCP.
-	mcp []mcpServer
 
 	mu      sync.Mutex
 	running bool // a prompt is being answered
@@ -134,6 +132,8 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 			// reads them (images.go); audio has nowhere to go.
 			PromptCapabilities:  promptCapabilities{EmbeddedContext: true, Image: s.d.ReadsImages()},
 			SessionCapabilities: sessionCapabilities{List: &struct{}{}},
+			// Stdio servers are always supported; these say HTTP ones are.
+			MCPCapabilities: mcpCapabilities{HTTP: true, SSE: true},
 		},
 		AuthMethods: []authMethod{{ID: authMethodModel, Name: "Configure a model",
 			Description: "Run `mx-claw model` (or `mx-claw model configure`) in a terminal to choose a provider and give its API key, then authenticate again."}},
@@ -226,7 +226,7 @@ func (s *server) loadSession(ctx context.Context, req *jsonrpc.Request) (any, er
 func (s *server) open(sess protocol.Session, mcp []mcpServer) {
 	s.mu.Lock()
 	caps := s.caps
-	s.sessions[sess.ID] = &session{id: sess.ID, cwd: sess.Workspace, mcp: mcp}
+	s.sessions[sess.ID] = &session{id: sess.ID, cwd: sess.Workspace}
 	s.mu.Unlock()
 	if caps.FS.ReadTextFile || caps.FS.WriteTextFile {
 		s.d.SetEditor(sess.ID, &clientFiles{conn: s.conn, sessionID: sess.ID,
@@ -235,14 +235,31 @@ func (s *server) open(sess protocol.Session, mcp []mcpServer) {
 	s.acceptMCP(sess.ID, mcp)
 }
 
-// acceptMCP records the MCP servers the client passed for a session. This
-// build has no MCP client, so they are kept with the session (and logged)
-// but not started.
+// acceptMCP gives a session the MCP servers the client passed; the app's
+// MCP manager starts them (see app.Driver.UseMCPServers). Entries that
+// cannot be used are logged.
 func (s *server) acceptMCP(sessionID string, servers []mcpServer) {
+	list := make([]app.ClientMCPServer, 0, len(servers))
 	for _, m := range servers {
-		s.log.Info("client MCP server accepted, not started (this build has no MCP client)",
-			"session", sessionID, "name", m.Name, "type", m.Type)
+		list = append(list, app.ClientMCPServer{Name: m.Name, Type: m.Type, Command: m.Command, Args: m.Args,
+			Env: pairs(m.Env), URL: m.URL, Headers: pairs(m.Headers)})
+		s.log.Info("client MCP server", "session", sessionID, "name", m.Name, "type", m.Type)
 	}
+	for _, w := range s.d.UseMCPServers(sessionID, list) {
+		s.log.Warn("client MCP server refused", "session", sessionID, "why", w)
+	}
+}
+
+// pairs turns ACP's name/value list into a map; a later name wins.
+func pairs(list []nameValue) map[string]string {
+	if len(list) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(list))
+	for _, nv := range list {
+		m[nv.Name] = nv.Value
+	}
+	return m
 }
 
 func (s *server) session(id string) (*session, error) {

@@ -41,13 +41,25 @@ func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmte
 // (extra, without the braces).
 func newAgentConfig(t *testing.T, opts app.Options, requiresKey bool, extra string, replies ...llmtest.Reply) *agentConn {
 	t.Helper()
-	home := t.TempDir()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(replies...)
-	t.Cleanup(srv.Close)
+	return newAgentInConfig(t, t.TempDir(), ws, opts, requiresKey, extra, replies...)
+}
+
+// newAgentIn is newAgent on a given home and workspace: a second agent on
+// the same home is another process's view of the same sessions.
+func newAgentIn(t *testing.T, home, ws string, opts app.Options, requiresKey bool, replies ...llmtest.Reply) *agentConn {
+	t.Helper()
+	return newAgentInConfig(t, home, ws, opts, requiresKey, "", replies...)
+}
+
+// newAgentInConfig is newAgentIn with more top-level keys of config.json
+// (extra, without the braces).
+func newAgentInConfig(t *testing.T, home, ws string, opts app.Options, requiresKey bool, extra string, replies ...llmtest.Reply) *agentConn {
+	t.Helper()
+	srv := llmtest.NewTestServer(t, replies...)
 	if extra != "" {
 		extra = "," + extra
 	}

@@ -262,12 +262,12 @@ func textContent(s string) toolCallContent {
 
 // planStatus maps a todo's status onto ACP's (the same names; anything
 // else is pending).
-func planStatus(s string) string {
+func planStatus(s protocol.TodoStatus) string {
 	switch s {
-	case "in_progress", "completed":
-		return s
+	case protocol.TodoInProgress, protocol.TodoCompleted:
+		return string(s)
 	}
-	return "pending"
+	return string(protocol.TodoPending)
 }
 
 // head returns at most max bytes of the start of s, on a rune boundary,

@@ -22,13 +22,11 @@ import (
 // noopTool is the trivial tool of the harness benchmarks.
 type noopTool struct{}
 
-func (noopTool) Name() string        { return "noop" }
-func (noopTool) Description() string { return "Does nothing and says so." }
-func (noopTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`)
+func (noopTool) Info() tools.Info {
+	return tools.Info{Name: "noop", Description: "Does nothing and says so.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`),
+		Risk:   tools.RiskRead, ConcurrencySafe: true}
 }
-func (noopTool) Risk() tools.Risk                    { return tools.RiskRead }
-func (noopTool) ConcurrencySafe() bool               { return true }
 func (noopTool) Summary(args json.RawMessage) string { return "noop" }
 func (noopTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	return tools.Result{Content: "done " + string(args)}, nil
@@ -161,8 +159,7 @@ func BenchmarkSession200Context(b *testing.B) {
 // adapter and the fake OpenAI-compatible server over loopback.
 func BenchmarkSession200HTTP(b *testing.B) {
 	const steps = 200
-	srv := llmtest.NewServer()
-	defer srv.Close()
+	srv := llmtest.NewTestServer(b)
 	srv.RecordBodies(false)
 	var early, late []time.Duration
 	for b.Loop() {

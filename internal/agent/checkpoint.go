@@ -27,7 +27,7 @@ type checkpointRun struct {
 // changes cannot be undone).
 func (t *turn) checkpointBefore(c *call) *checkpointRun {
 	mgr := t.core.opts.Checkpoints
-	if mgr == nil || c.tool == nil || c.tool.Risk() == tools.RiskRead {
+	if mgr == nil || c.tool == nil || c.tool.Info().Risk == tools.RiskRead {
 		return nil
 	}
 	paths, whole := t.touches(c)

@@ -152,7 +152,6 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 		return nil
 	}
 	m := t.capWindow(t.core.opts.Catalog(t.model.ID))
-	overhead := outputReserve(m) + t.specTokens(specs)
 	// Estimates are corrected by what the provider reported for earlier
 	// requests: the window is scaled by the observed ratio.
 	cal := t.core.calibrator(t.model.ID)
@@ -160,8 +159,17 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	if r := cal.Ratio(); r > 0 {
 		window = int(float64(window) / r)
 	}
+	threshold := t.core.opts.CompactThreshold
+	if threshold <= 0 {
+		threshold = compact.DefaultThreshold
+	}
+	// What lies above the threshold is room for the answer: only the part
+	// of the output reserve beyond it counts against the threshold.
+	// Counting it whole made a small window compact twice as often.
+	reserve := outputReserve(m)
+	overhead := t.specTokens(specs) + max(0, reserve-int((1-threshold)*float64(window)))
 	cut, due := compact.PlanCounts(t.history, t.counts, compact.Options{Window: window,
-		Threshold: t.core.opts.CompactThreshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
+		Threshold: threshold, Overhead: overhead, Previous: t.latest(), PinnedTokens: t.pinned})
 	dropped := false
 	switch {
 	case due && t.compactFailed:
@@ -175,7 +183,7 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 			}
 			// Summarising failed: fall back to dropping whole old turns
 			// from the view, and say so.
-			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
+			t.tell(protocol.Event{Type: protocol.EventWarning, Step: t.step,
 				Text: "compaction failed (" + err.Error() + "); dropping the oldest turns from the model's view instead"})
 			t.compactFailed = true
 			dropped = true
@@ -188,8 +196,8 @@ func (t *turn) prepareView(specs []llm.Tool) error {
 	}
 	view := compact.CapToolResults(compact.Project(t.history, t.records, ledger), m.ContextWindow, 0, est)
 	if dropped || t.windowCap > 0 {
-		note := compact.Ledger(t.history, nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})
-		view, _ = compact.DropOldest(view, m.ContextWindow-overhead, est, note)
+		note := compact.Ledger(t.history, nil, t.ledgerOptions(m))
+		view, _ = compact.DropOldest(view, m.ContextWindow-reserve-t.specTokens(specs), est, note)
 	}
 	t.view = t.view[:0]
 	t.viewEstimate = t.specTokens(specs)
@@ -218,6 +226,17 @@ func (t *turn) specTokens(specs []llm.Tool) int {
 		t.specsEstimate = n
 	}
 	return t.specsEstimate
+}
+
+// ledgerOptions bound the ledger by the model's window: a tenth of it, at
+// most the default, so that on a small window the pinned part leaves room
+// for the conversation.
+func (t *turn) ledgerOptions(m catalog.Model) compact.LedgerOptions {
+	o := compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()}
+	if m.ContextWindow > 0 {
+		o.MaxTokens = min(compact.DefaultLedgerTokens, max(m.ContextWindow/10, 500))
+	}
+	return o
 }
 
 // knownFiles returns the file versions the session's guard knows, for the
@@ -253,7 +272,7 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	}
 	rec := compact.Record{ID: newID(), UpToSeq: cut.UpToSeq, Summary: summary, Trigger: trigger,
 		Instructions: instructions, CreatedAt: t.core.opts.Now().UTC(),
-		Ledger: compact.Ledger(t.history[:cut.At], nil, compact.LedgerOptions{Root: t.ws.Root(), Files: t.knownFiles()})}
+		Ledger: compact.Ledger(t.history[:cut.At], nil, t.ledgerOptions(m))}
 	pc := &protocol.Compaction{ID: rec.ID, UpToSeq: rec.UpToSeq, Summary: rec.Summary, Ledger: rec.Ledger,
 		Trigger: trigger, Instructions: instructions, CreatedAt: rec.CreatedAt}
 	pct := t.viewPercent(m, append(t.records[:len(t.records):len(t.records)], rec))
@@ -263,13 +282,34 @@ func (t *turn) compact(cut compact.Cut, m catalog.Model, trigger, instructions s
 	}
 	t.records = append(t.records, rec)
 	t.pinnedTokens()
+	if err := t.retell(); err != nil {
+		return err
+	}
 	return t.afterCompaction(trigger, summary)
+}
+
+// retell stores again, after a compaction, the environment note the
+// summary took out of the model's view (a change of mode or model told at
+// the start of this turn), so that the model does not work on from the
+// system prompt's stale line until the next turn. The note goes at the end
+// of the transcript, after the last tool results: the view's prefix up to
+// it stays as the compaction made it.
+func (t *turn) retell() error {
+	note := t.environmentNote()
+	if note == "" {
+		return nil
+	}
+	msg := protocol.Message{Role: protocol.RoleSystem, Content: note}
+	if err := t.record([]*protocol.Message{&msg}); err != nil {
+		return fmt.Errorf("store environment note: %w", err)
+	}
+	return nil
 }
 
 // Compact summarises a session's older messages now (/compact), with
 // optional instructions for the summary, and stores the compaction so
 // every later request (in any process) sees the summary instead of them.
-func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink func(protocol.Event)) error {
+func (c *Core) Compact(ctx context.Context, sessionID, instructions string, sink Sink) error {
 	return c.drive(ctx, turnSetup{sessionID: sessionID}, sink, func(t *turn) error {
 		if !t.contextOn() {
 			return errors.New("compaction needs the model catalog")

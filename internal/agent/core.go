@@ -134,6 +134,10 @@ type Options struct {
 	// TempJournal, if set, records the temporary files of workspace
 	// writes, so a later start can remove those of a killed process.
 	TempJournal *tools.TempJournal
+	// ApprovalPoll is how often a turn waiting for an approval reads the
+	// store for an answer given in another process; DefaultApprovalPoll
+	// if zero.
+	ApprovalPoll time.Duration
 	// Subagents, if set, returns the subagent types a session's task
 	// tool offers, with warnings for the user (agent files that could
 	// not be read); it is called at the session's first turn in this
@@ -166,9 +170,9 @@ type Core struct {
 	// unsaved holds, per session, file versions the guard recorded that
 	// are not stored yet; the turn's next batch stores them.
 	unsaved map[string][]protocol.FileVersion
-	// waiters are the turns of this process waiting for an answer, by
-	// approval id.
-	waiters map[string]chan ResolveRequest
+	// waiters wake the turns of this process waiting for an answer, by
+	// approval id (see answer.go).
+	waiters map[string]chan struct{}
 	// calibrators correct token estimates by model, from reported usage.
 	calibrators map[string]*catalog.Calibrator
 	// estimateCaches keep each session's per-message token estimates.
@@ -219,7 +223,7 @@ func (c *Core) sessionTools(ctx context.Context, sess *protocol.Session) (*tools
 			warnings = append(warnings, w...)
 		}
 		var err error
-		if reg, err = reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err != nil {
+		if reg, err = reg.With(newTaskTool(defs, c.opts.Worktrees != "")); err != nil {
 			return nil, warnings, err
 		}
 	}
@@ -295,6 +299,9 @@ func New(opts Options) (*Core, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.ApprovalPoll <= 0 {
+		opts.ApprovalPoll = DefaultApprovalPoll
+	}
 	opts.SubagentLimits = opts.SubagentLimits.withDefaults()
 	log := opts.Logger
 	if log == nil {
@@ -302,7 +309,7 @@ func New(opts Options) (*Core, error) {
 	}
 	c := &Core{opts: opts, log: log, active: make(map[string]context.CancelCauseFunc),
 		files: make(map[string]*tools.FileTracker), unsaved: make(map[string][]protocol.FileVersion),
-		waiters: make(map[string]chan ResolveRequest), background: make(map[string]bool)}
+		waiters: make(map[string]chan struct{}), background: make(map[string]bool)}
 	c.bgCtx, c.bgCancel = context.WithCancel(context.Background())
 	return c, nil
 }
@@ -312,7 +319,7 @@ func (c *Core) Owner() string { return c.opts.Owner }
 
 // CreateSession stores a new idle session for a workspace and emits
 // session.created to sink (which may be nil).
-func (c *Core) CreateSession(ctx context.Context, workspace, model string, sink func(protocol.Event)) (*protocol.Session, error) {
+func (c *Core) CreateSession(ctx context.Context, workspace, model string, sink Sink) (*protocol.Session, error) {
 	now := c.opts.Now().UTC()
 	s := &protocol.Session{
 		ID:        newID(),
@@ -437,7 +444,7 @@ func (c *Core) unclaim(sessionID string) {
 
 // emit stores e if its type is stored (assigning its sequence) and hands it
 // to sink.
-func (c *Core) emit(ctx context.Context, e *protocol.Event, sink func(protocol.Event)) error {
+func (c *Core) emit(ctx context.Context, e *protocol.Event, sink Sink) error {
 	if e.Timestamp.IsZero() {
 		e.Timestamp = c.opts.Now().UTC()
 	}

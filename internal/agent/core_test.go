@@ -47,8 +47,7 @@ func newWrappedFixture(t *testing.T, opts Options, wrap func(store.Store) store.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := llmtest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := llmtest.NewTestServer(t)
 	reg, err := tools.NewRegistry(append(builtin.All(), extra...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -95,11 +94,9 @@ type slowTool struct {
 	release chan struct{}
 }
 
-func (s *slowTool) Name() string                        { return "slow" }
-func (s *slowTool) Description() string                 { return "Waits." }
-func (s *slowTool) Schema() json.RawMessage             { return json.RawMessage(`{"type":"object"}`) }
-func (s *slowTool) Risk() tools.Risk                    { return tools.RiskWrite }
-func (s *slowTool) ConcurrencySafe() bool               { return false }
+func (s *slowTool) Info() tools.Info {
+	return tools.Info{Name: "slow", Description: "Waits.", Schema: json.RawMessage(`{"type":"object"}`), Risk: tools.RiskWrite}
+}
 func (s *slowTool) Summary(args json.RawMessage) string { return "slow" }
 func (s *slowTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	close(s.started)
@@ -114,7 +111,11 @@ func (s *slowTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 // panicTool panics when run.
 type panicTool struct{ slowTool }
 
-func (*panicTool) Name() string { return "boom" }
+func (p *panicTool) Info() tools.Info {
+	info := p.slowTool.Info()
+	info.Name = "boom"
+	return info
+}
 func (*panicTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	panic("kaboom")
 }

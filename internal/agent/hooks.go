@@ -116,7 +116,7 @@ func (t *turn) runHooks(ev hooks.Event) hooks.Result {
 	}
 	res := t.hooks.Run(t.ctx, ev)
 	for _, w := range res.Warnings {
-		t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
+		t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
 	}
 	if res.Halt {
 		t.hk.halt(res.StopReason)
@@ -142,7 +142,7 @@ func (t *turn) syncTranscript() string {
 	if err := t.hk.transcript.Sync(history); err != nil {
 		if !t.hk.failed {
 			t.hk.failed = true
-			t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: "hooks get no transcript: " + err.Error(), Step: t.step})
+			t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: "hooks get no transcript: " + err.Error(), Step: t.step})
 		}
 		return ""
 	}
@@ -165,7 +165,7 @@ func (t *turn) hookNotices() {
 		t.core.noticed[n] = true
 		t.core.mu.Unlock()
 		if !seen {
-			t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: n})
+			t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: n})
 		}
 	}
 }
@@ -177,7 +177,7 @@ func (t *turn) waitHooks() {
 		return
 	}
 	for _, w := range t.hooks.Wait(t.ctx) {
-		t.emit(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
+		t.tell(protocol.Event{Type: protocol.EventHookWarning, Text: w, Step: t.step})
 	}
 }
 
@@ -228,7 +228,7 @@ func (t *turn) preToolUse(c *call) hooks.Decision {
 			reason = "no reason given"
 		}
 		c.early = "Tool failed: blocked by a hook: " + reason
-		t.audit(c, "deny", "hook")
+		t.audit(c, protocol.AuditDeny, protocol.AuditSourceHook)
 		return res.Decision
 	}
 	if !t.rewrite(c, res.UpdatedInput) {
@@ -271,7 +271,7 @@ func (t *turn) permissionRequest(c *call, d permission.Decision) permission.Deci
 		if d.Reason == "" {
 			d.Reason = "a PermissionRequest hook denied it"
 		}
-		t.audit(c, string(d.Action), d.Source.String())
+		t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	case res.Decision == hooks.Allow && liftable(d):
 		if len(res.UpdatedInput) > 0 {
 			if !t.rewrite(c, res.UpdatedInput) {
@@ -286,7 +286,7 @@ func (t *turn) permissionRequest(c *call, d permission.Decision) permission.Deci
 			d = nd
 		}
 		d.Action, d.Source = permission.Allow, permission.Source{Kind: permission.SourceHook}
-		t.audit(c, string(d.Action), d.Source.String())
+		t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	}
 	return d
 }
@@ -342,7 +342,7 @@ func (t *turn) postToolUse(c *call, o outcome) outcome {
 // snapshot records, for the PostToolUse hooks of c, what the files it
 // writes hold before it runs.
 func (t *turn) snapshot(c *call) {
-	if t.hooks != nil && c.tool != nil && c.tool.Risk() == tools.RiskWrite {
+	if t.hooks != nil && c.tool != nil && c.tool.Info().Risk == tools.RiskWrite {
 		c.before = t.hooks.Snapshot(hooks.Event{ToolName: c.Name, ToolInput: c.args, Cwd: t.ws.Root()})
 	}
 }
@@ -426,7 +426,7 @@ func (t *turn) afterCompaction(trigger, summary string) error {
 // "prompt_input_exit" when the user leaves the REPL, "clear" for /clear).
 // Their warnings go to sink; it returns when they (async ones included)
 // have ended.
-func (c *Core) EndSession(ctx context.Context, sessionID, reason string, sink func(protocol.Event)) error {
+func (c *Core) EndSession(ctx context.Context, sessionID, reason string, sink Sink) error {
 	if c.opts.Hooks == nil {
 		return nil
 	}

@@ -1,13 +1,17 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/catalog"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/permission"
 	"github.com/mx-claw/mx-claw/internal/protocol"
@@ -195,4 +199,70 @@ func mustTold(t *testing.T, history []protocol.Message, upTo int64) map[string]s
 		t.Fatal("no environment block found")
 	}
 	return told
+}
+
+// A compaction in the middle of a turn summarises the note told at its
+// start; the note is told again right after, so the model does not work
+// on from the system prompt's stale line (and the prompt itself is kept
+// byte for byte).
+func TestCompactionRetellsEnvironmentNote(t *testing.T) {
+	t.Parallel()
+	sw := &switchable{}
+	day := time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local)
+	sw.set(permission.ModeDefault, day)
+	opts := sw.options()
+	opts.Catalog = func(id string) catalog.Model {
+		m := catalog.Lookup(id, nil)
+		m.ContextWindow, m.MaxOutput = 12000, 1000
+		return m
+	}
+	opts.MaxIterations = 20
+	f := newFixture(t, opts)
+	for i := range 10 {
+		if err := os.WriteFile(filepath.Join(f.ws, fmt.Sprintf("f%d.txt", i)), bytes.Repeat([]byte("a line of some file text\n"), 240), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := f.session()
+	ctx := context.Background()
+	f.srv.Enqueue(llmtest.Text("ok"))
+	if err := f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "one"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	prompt := f.srv.ChatRequests()[0].Chat.Messages[0].Content
+
+	sw.set(permission.ModePlan, day)
+	var mu sync.Mutex
+	step := 0
+	f.srv.SetResponder(func(req *llmtest.Request) llmtest.Reply {
+		if len(req.Chat.Tools) == 0 {
+			return llmtest.Text("SUMMARY of the reading so far")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if step++; step > 10 {
+			return llmtest.Text("done")
+		}
+		return llmtest.Call("read_file", fmt.Sprintf(`{"path":"f%d.txt"}`, step-1))
+	})
+	if err := f.core.Run(ctx, TurnRequest{SessionID: s.ID, Input: "read them all"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	compacted := false
+	for _, req := range f.srv.ChatRequests()[1:] {
+		if len(req.Chat.Tools) == 0 {
+			compacted = true
+			continue
+		}
+		if req.Chat.Messages[0].Content != prompt {
+			t.Fatal("the system prompt changed")
+		}
+		texts, _ := notes(req.Chat.Messages)
+		if len(texts) == 0 || !strings.Contains(texts[len(texts)-1], "- Permission mode: plan") {
+			t.Fatalf("a request (compacted before it: %v) lacks the note of the mode change: %q", compacted, texts)
+		}
+	}
+	if !compacted {
+		t.Fatal("the turn never compacted")
+	}
 }

@@ -49,7 +49,7 @@ func (t *turn) completeFitting(specs []llm.Tool) (*llm.Response, error) {
 		limit = min(m.ContextWindow, t.viewEstimate+outputReserve(m)) * 3 / 4
 	}
 	t.windowCap = limit
-	t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step, Text: fmt.Sprintf(
+	t.tell(protocol.Event{Type: protocol.EventWarning, Step: t.step, Text: fmt.Sprintf(
 		"the request was over the model's context window (%v); compacting the conversation to %d tokens and trying once more", err, limit)})
 	if err := t.prepareView(specs); err != nil {
 		return nil, err

@@ -25,9 +25,9 @@ const (
 	// *PausedError; Core.Resolve continues it, in this process or another.
 	AskPause
 	// AskWait stores the approval the same way, then waits for an answer
-	// in this process (Core.Answer, from any front end: the first answer
-	// wins). If the process exits meanwhile, the stored approval is
-	// answered later as with AskPause.
+	// (Core.Answer, from any front end of any process: the first answer
+	// wins) and goes on in this process. If the process exits meanwhile,
+	// the stored approval is answered later as with AskPause.
 	AskWait
 )
 
@@ -60,7 +60,7 @@ func (t *turn) decide(c *call) permission.Decision {
 		return combineHook(permission.Decision{Tool: c.Name, Action: permission.Allow}, c.hook)
 	}
 	req := permission.Request{
-		Tool: c.Name, Risk: string(c.tool.Risk()), Args: c.args,
+		Tool: c.Name, Risk: string(c.tool.Info().Risk), Args: c.args,
 		Workspace: t.ws.Root(), Roots: t.ws.Allowed(), Home: t.core.opts.Home,
 	}
 	if paths, err := permission.ArgPaths(c.Name, c.args); err == nil {
@@ -79,7 +79,7 @@ func (t *turn) decide(c *call) permission.Decision {
 		}
 	}
 	d := t.sandboxGate(c, combineHook(t.policy.Decide(req), c.hook))
-	t.audit(c, string(d.Action), d.Source.String())
+	t.audit(c, protocol.AuditDecision(d.Action), protocol.AuditSource(d.Source.String()))
 	return d
 }
 
@@ -95,7 +95,7 @@ func (t *turn) hidden(c *call) func(abs string) bool {
 
 // audit records a decision. It is stored with the turn's next batch of
 // records — before the call's result, at the latest.
-func (t *turn) audit(c *call, decision, source string) {
+func (t *turn) audit(c *call, decision protocol.AuditDecision, source protocol.AuditSource) {
 	e := &protocol.AuditEntry{SessionID: t.sess.ID, Tool: c.Name, Summary: c.summary, Decision: decision,
 		Source: source, CreatedAt: t.core.opts.Now().UTC()}
 	t.auditMu.Lock()
@@ -141,7 +141,7 @@ func unansweredResult(c *call, d permission.Decision) string {
 // session waiting_for_approval and returns the *PausedError that ends the
 // turn.
 func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
-	a, err := t.createApproval(c, d, rest)
+	a, err := t.createApproval(c, d, rest, "")
 	if err != nil {
 		return err
 	}
@@ -154,12 +154,12 @@ func (t *turn) pause(c *call, d permission.Decision, rest []*call) error {
 
 // createApproval stores the save point of a call that needs approval: the
 // call, its summary and the calls after it; the session waits.
-func (t *turn) createApproval(c *call, d permission.Decision, rest []*call) (*protocol.Approval, error) {
+func (t *turn) createApproval(c *call, d permission.Decision, rest []*call, waiter string) (*protocol.Approval, error) {
 	// The approval points at a call of the stored answer.
 	if err := t.flushHeld(); err != nil {
 		return nil, err
 	}
-	a := &protocol.Approval{ID: newID(), SessionID: t.sess.ID, TurnID: t.id, Call: c.ToolCall, Summary: c.summary}
+	a := &protocol.Approval{ID: newID(), SessionID: t.sess.ID, TurnID: t.id, Call: c.ToolCall, Summary: c.summary, Waiter: waiter}
 	for _, r := range rest {
 		a.Remaining = append(a.Remaining, r.ToolCall)
 	}
@@ -179,18 +179,19 @@ func (t *turn) requested(a *protocol.Approval, c *call, d permission.Decision) e
 		Error: d.Reason, Step: t.step})
 }
 
-// wait stores the approval of c and waits for an answer given in this
-// process. It returns the call's outcome: run (approved) or the rejection.
+// wait stores the approval of c and waits for an answer, given in this
+// process or another (see answer.go). It returns the call's outcome: run
+// (approved) or the rejection.
 func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, error) {
-	a, err := t.createApproval(c, d, rest)
+	a, err := t.createApproval(c, d, rest, t.core.opts.Owner)
 	if err != nil {
 		return outcome{}, err
 	}
 	// Register before anyone can see the request, so a fast answer is not
 	// missed.
-	answers := make(chan ResolveRequest, 1)
+	wake := make(chan struct{}, 1)
 	t.core.mu.Lock()
-	t.core.waiters[a.ID] = answers
+	t.core.waiters[a.ID] = wake
 	t.core.mu.Unlock()
 	defer func() {
 		t.core.mu.Lock()
@@ -201,12 +202,10 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 		return outcome{}, err
 	}
 	t.notifyWaiting(c)
-	var ans ResolveRequest
 	waitStart := time.Now()
-	select {
-	case ans = <-answers:
-	case <-t.ctx.Done():
-		return outcome{}, t.ctx.Err()
+	ans, err := t.waitAnswer(a, wake)
+	if err != nil {
+		return outcome{}, err
 	}
 	t.waited += time.Since(waitStart) // the user's time, not the model's
 	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
@@ -220,19 +219,22 @@ func (t *turn) wait(c *call, d permission.Decision, rest []*call) (outcome, erro
 // call or makes the rejection its result.
 func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, ans ResolveRequest) (outcome, error) {
 	ok := ans.Approve
-	status := "rejected"
+	status := protocol.ApprovalRejected
 	if ok {
-		status = "approved"
+		status = protocol.ApprovalApproved
 	}
+	// permission.resolved carries the approval's status in the event's
+	// status field (kept for the clients that read it there).
 	if err := t.emit(protocol.Event{Type: protocol.EventPermissionResolved, RequestID: a.ID, ToolCallID: c.ID,
-		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: ans.Feedback, Status: protocol.SessionStatus(status)}); err != nil {
+		ToolName: c.Name, Summary: c.summary, OK: &ok, Text: ans.Feedback, Status: protocol.SessionStatus(status),
+		AnsweredBy: ans.By}); err != nil {
 		return outcome{}, err
 	}
 	if c.early != "" {
 		return outcome{content: c.early, isError: true}, nil
 	}
 	if !ans.Approve {
-		t.audit(c, "deny", "user")
+		t.audit(c, protocol.AuditDeny, protocol.AuditSourceUser)
 		res := outcome{content: RejectedResult, isError: true}
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
 			res.content += ". The user said: " + fb
@@ -243,7 +245,7 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 		// An approval never lifts a deny rule or a hard check.
 		return outcome{content: deniedResult(d), isError: true}, nil
 	}
-	t.audit(c, "allow", "user ("+scopeName(ans.Scope)+")")
+	t.audit(c, protocol.AuditAllow, protocol.AuditSourceUser+" ("+protocol.AuditSource(scopeName(ans.Scope))+")")
 	if ans.Rule != "" {
 		d.Suggest = ans.Rule
 	}
@@ -253,31 +255,40 @@ func (t *turn) answered(c *call, d permission.Decision, a *protocol.Approval, an
 	return t.execute(c)
 }
 
-// Answer answers a pending approval. If a turn of this process waits for
-// it (AskWait), the answer goes to that turn, which goes on; otherwise
-// the paused turn is resumed here, as Resolve does, and its events go to
-// sink. Of several answers to one approval the first wins; the others get
-// ErrNoPendingApproval.
-func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
+// Answer answers a pending approval, wherever its turn is. If a turn of
+// this process waits for it (AskWait), the answer goes to that turn; if a
+// turn of another process waits for it (WaitsElsewhere: the REPL, another
+// server), the answer is stored and that turn takes it and goes on there;
+// otherwise the paused turn is resumed here, as Resolve does, and its
+// events go to sink. Of several answers to one approval, from any
+// processes, the first wins; the others get ErrNoPendingApproval.
+func (c *Core) Answer(ctx context.Context, req ResolveRequest, sink Sink) error {
 	if err := checkAnswer(req); err != nil {
 		return err
 	}
 	c.mu.Lock()
-	w, waiting := c.waiters[req.RequestID]
+	wake, waiting := c.waiters[req.RequestID]
 	c.mu.Unlock()
 	if !waiting {
-		return c.Resolve(ctx, req, sink)
+		a, err := c.pendingApproval(ctx, req)
+		if err != nil {
+			return err
+		}
+		if !c.WaitsElsewhere(ctx, *a) {
+			return c.Resolve(ctx, req, sink)
+		}
+		if req.By == "" {
+			req.By = AnsweredElsewhere
+		}
 	}
-	status := "rejected"
-	if req.Approve {
-		status = "approved"
-	}
-	if err := c.opts.Store.ResolveApproval(ctx, req.SessionID, req.RequestID, status, req.Feedback); err != nil {
+	if err := c.opts.Store.ResolveApproval(ctx, req.SessionID, req.RequestID, resolution(req)); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
 	}
-	select {
-	case w <- req:
-	default:
+	if waiting {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
@@ -290,7 +301,7 @@ type ResolveRequest struct {
 	// Scope of an approval: "once" (default), "session" (a grant for
 	// this session) or "always" (a grant for the workspace). A grant is
 	// the narrowest rule that covers the call, never a whole tool.
-	Scope string
+	Scope protocol.ApprovalScope
 	// Feedback is given to the model with a rejection.
 	Feedback string
 	// Rule, if set, is the rule to save for a "session" or "always"
@@ -304,6 +315,10 @@ type ResolveRequest struct {
 	OnAsk AskPolicy
 	// Budget caps the resumed turn.
 	Budget Budget
+	// By names who answers, when it is not the front end of the process
+	// that asked ("the web panel", "mx-claw approve"); the asking process
+	// shows it.
+	By string
 }
 
 // ErrNoPendingApproval is returned by Resolve for a request that is not
@@ -314,22 +329,10 @@ var ErrNoPendingApproval = errors.New("no such pending approval")
 // the approved call runs (or gets the rejection as its result), then the
 // rest of that model response's calls, then the next model step. It works
 // from any process: the pause lives in the store.
-func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protocol.Event)) error {
-	pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
+func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink Sink) error {
+	a, err := c.pendingApproval(ctx, req)
 	if err != nil {
 		return err
-	}
-	var a *protocol.Approval
-	for i := range pending {
-		if pending[i].ID == req.RequestID {
-			a = &pending[i]
-		}
-	}
-	if a == nil {
-		if _, err := c.opts.Store.GetSession(ctx, req.SessionID); err != nil {
-			return fmt.Errorf("%w: %s", ErrSessionNotFound, req.SessionID)
-		}
-		return fmt.Errorf("%w: %s in session %s", ErrNoPendingApproval, req.RequestID, req.SessionID)
 	}
 	if err := checkAnswer(req); err != nil {
 		return err
@@ -345,11 +348,7 @@ func (c *Core) Resolve(ctx context.Context, req ResolveRequest, sink func(protoc
 // resume continues the turn paused at approval a.
 func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 	st := t.core.opts.Store
-	status := "rejected"
-	if req.Approve {
-		status = "approved"
-	}
-	if err := st.ResolveApproval(t.bg, t.sess.ID, a.ID, status, req.Feedback); err != nil {
+	if err := st.ResolveApproval(t.bg, t.sess.ID, a.ID, resolution(req)); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoPendingApproval, err)
 	}
 	if err := t.setStatus(protocol.StatusRunning, ""); err != nil {
@@ -402,12 +401,12 @@ func (t *turn) resume(a *protocol.Approval, req ResolveRequest) error {
 // checkAnswer refuses an answer with an unknown scope or a malformed rule.
 func checkAnswer(req ResolveRequest) error {
 	switch req.Scope {
-	case "", "once", "session", "always":
+	case "", protocol.ScopeOnce, protocol.ScopeSession, protocol.ScopeAlways:
 	default:
 		return &ConfigError{Err: fmt.Errorf("approval scope %q: want once, session or always", req.Scope)}
 	}
 	if req.Rule != "" {
-		if req.Scope != "session" && req.Scope != "always" {
+		if req.Scope != protocol.ScopeSession && req.Scope != protocol.ScopeAlways {
 			return &ConfigError{Err: errors.New("a rule is saved only with a session or always approval")}
 		}
 		if _, err := permission.ParseRule(req.Rule); err != nil {
@@ -417,21 +416,21 @@ func checkAnswer(req ResolveRequest) error {
 	return nil
 }
 
-func scopeName(s string) string {
+func scopeName(s protocol.ApprovalScope) protocol.ApprovalScope {
 	if s == "" {
-		return "once"
+		return protocol.ScopeOnce
 	}
 	return s
 }
 
 // grant stores the narrowest rule covering c for the scope of an approval
 // and applies it to the rest of this turn.
-func (t *turn) grant(c *call, d permission.Decision, scope string) error {
-	if scope != "session" && scope != "always" || d.Suggest == "" || t.policy == nil {
+func (t *turn) grant(c *call, d permission.Decision, scope protocol.ApprovalScope) error {
+	if scope != protocol.ScopeSession && scope != protocol.ScopeAlways || d.Suggest == "" || t.policy == nil {
 		return nil
 	}
 	key, origin := "session:"+t.sess.ID, "session grant"
-	if scope == "always" {
+	if scope == protocol.ScopeAlways {
 		key, origin = t.ws.Root(), "project grant"
 	}
 	if err := t.core.opts.Store.AddGrant(t.bg, key, d.Suggest); err != nil {

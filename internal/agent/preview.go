@@ -52,7 +52,7 @@ func (c *Core) PreviewPrompt(ctx context.Context, workspace, model string, onAsk
 		// A new session's task tool, as sessionTools adds it.
 		defs, w := c.opts.Subagents(ctx, sess)
 		subWarnings = w
-		if r, err := reg.With(&taskTool{defs: defs, worktrees: c.opts.Worktrees != ""}); err == nil {
+		if r, err := reg.With(newTaskTool(defs, c.opts.Worktrees != "")); err == nil {
 			reg = r
 		}
 	}

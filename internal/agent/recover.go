@@ -25,7 +25,7 @@ func (t *turn) warnQuarantined() {
 	if len(rows) > 5 {
 		names = append(names, fmt.Sprintf("%d more", len(rows)-5))
 	}
-	t.emit(protocol.Event{Type: protocol.EventWarning, Text: fmt.Sprintf(
+	t.tell(protocol.Event{Type: protocol.EventWarning, Text: fmt.Sprintf(
 		"%d stored record(s) of this session could not be read and are set aside (%s); the model does not see them. "+
 			"`mx-claw doctor --repair` reports them and saves them to files.", len(rows), strings.Join(names, ", "))})
 }

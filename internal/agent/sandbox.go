@@ -40,7 +40,7 @@ func (t *turn) sandboxGate(c *call, d permission.Decision) permission.Decision {
 	case t.cmds != nil && t.cmds.Sandbox != nil && t.cmds.Sandbox.Policy().Mode != sandbox.ModeOff && !t.cmds.Enforced() &&
 		d.Source.Kind != permission.SourceReadOnly:
 		if n := t.cmds.Sandbox.Notice(); n != "" {
-			t.emit(protocol.Event{Type: protocol.EventWarning, Text: n, Step: t.step})
+			t.tell(protocol.Event{Type: protocol.EventWarning, Text: n, Step: t.step})
 		}
 		d.Action, d.Suggest = permission.Ask, ""
 		d.Source = permission.Source{Kind: permission.SourceHardCheck, Check: "no sandbox"}

@@ -14,13 +14,10 @@ import (
 // extraTool stands for a session's MCP tool.
 type extraTool struct{ name string }
 
-func (e extraTool) Name() string        { return e.name }
-func (e extraTool) Description() string { return "An extra tool." }
-func (e extraTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
+func (e extraTool) Info() tools.Info {
+	return tools.Info{Name: e.name, Description: "An extra tool.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), Risk: tools.RiskRead, ConcurrencySafe: true}
 }
-func (e extraTool) Risk() tools.Risk                    { return tools.RiskRead }
-func (e extraTool) ConcurrencySafe() bool               { return true }
 func (e extraTool) Summary(args json.RawMessage) string { return e.name }
 func (e extraTool) Run(context.Context, *tools.Env, json.RawMessage) (tools.Result, error) {
 	return tools.Result{Content: "extra ran"}, nil

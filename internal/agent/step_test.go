@@ -42,11 +42,9 @@ type probeTool struct {
 	err error
 }
 
-func (p *probeTool) Name() string                        { return "probe" }
-func (p *probeTool) Description() string                 { return "Looks at the store." }
-func (p *probeTool) Schema() json.RawMessage             { return json.RawMessage(`{"type":"object"}`) }
-func (p *probeTool) Risk() tools.Risk                    { return tools.RiskWrite }
-func (p *probeTool) ConcurrencySafe() bool               { return false }
+func (p *probeTool) Info() tools.Info {
+	return tools.Info{Name: "probe", Description: "Looks at the store.", Schema: json.RawMessage(`{"type":"object"}`), Risk: tools.RiskWrite}
+}
 func (p *probeTool) Summary(args json.RawMessage) string { return "probe" }
 func (p *probeTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	p.err = func() error {
@@ -177,9 +175,11 @@ type peekTool struct {
 	once    sync.Once
 }
 
-func (p *peekTool) Name() string          { return "peek" }
-func (p *peekTool) Risk() tools.Risk      { return tools.RiskRead }
-func (p *peekTool) ConcurrencySafe() bool { return true }
+func (p *peekTool) Info() tools.Info {
+	info := p.probeTool.Info()
+	info.Name, info.Risk, info.ConcurrencySafe = "peek", tools.RiskRead, true
+	return info
+}
 func (p *peekTool) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	p.once.Do(func() { close(p.running) })
 	return tools.Result{Content: "peeked"}, nil

@@ -104,6 +104,7 @@ var taskDescription string
 type taskTool struct {
 	defs      []subagent.Definition
 	worktrees bool // worktree delegation is available
+	info      tools.Info
 }
 
 type taskArgs struct {
@@ -113,9 +114,20 @@ type taskArgs struct {
 	Worktree     bool   `json:"worktree"`
 }
 
-func (*taskTool) Name() string { return TaskToolName }
+// newTaskTool returns the task tool offering the subagent types defs, its
+// Info built once.
+func newTaskTool(defs []subagent.Definition, worktrees bool) *taskTool {
+	tt := &taskTool{defs: defs, worktrees: worktrees}
+	tt.info = tools.Info{Name: TaskToolName, Description: tt.description(), Schema: tt.schema(),
+		Risk: tools.RiskRead, ConcurrencySafe: true}
+	return tt
+}
 
-func (tt *taskTool) Description() string {
+// Info is the task tool with the session's subagent types.
+func (tt *taskTool) Info() tools.Info { return tt.info }
+
+// description lists the subagent types after the tool's description.
+func (tt *taskTool) description() string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(taskDescription))
 	b.WriteString("\nTypes:\n")
@@ -133,7 +145,8 @@ func (tt *taskTool) Description() string {
 	return b.String()
 }
 
-func (tt *taskTool) Schema() json.RawMessage {
+// schema offers the subagent types as an enum.
+func (tt *taskTool) schema() json.RawMessage {
 	names := make([]string, len(tt.defs))
 	for i, d := range tt.defs {
 		names[i] = d.Name
@@ -152,9 +165,6 @@ func (tt *taskTool) Schema() json.RawMessage {
 	raw, _ := json.Marshal(s)
 	return raw
 }
-
-func (*taskTool) Risk() tools.Risk      { return tools.RiskRead }
-func (*taskTool) ConcurrencySafe() bool { return true }
 
 // ConcurrentCall lets read-only subagents and those in worktrees run
 // beside each other; one that writes in the user's tree runs alone.
@@ -290,8 +300,9 @@ func (t *turn) startChild(callID string, def subagent.Definition, a taskArgs) (*
 func (t *turn) childTools(def subagent.Definition) *tools.Registry {
 	var keep []string
 	for _, tl := range t.tools.Tools() {
-		n := tl.Name()
-		if slices.Contains(parentOnly, n) || !def.Allows(n) || def.ReadOnly && tl.Risk() != tools.RiskRead {
+		info := tl.Info()
+		n := info.Name
+		if slices.Contains(parentOnly, n) || !def.Allows(n) || def.ReadOnly && info.Risk != tools.RiskRead {
 			continue
 		}
 		keep = append(keep, n)

@@ -60,7 +60,7 @@ func (t *turn) prepare(tc protocol.ToolCall) *call {
 	if !ok {
 		names := make([]string, 0, len(reg.Tools()))
 		for _, tl := range reg.Tools() {
-			names = append(names, tl.Name())
+			names = append(names, tl.Info().Name)
 		}
 		c.early = fmt.Sprintf("Tool failed: unknown tool %q. Available tools: %s.", tc.Name, strings.Join(names, ", "))
 		c.summary = tc.Name
@@ -124,10 +124,13 @@ func dupKey(tc protocol.ToolCall) string {
 }
 
 // runCalls runs the calls of one response and stores their results. When
-// every call is a known, valid, read-only, concurrency-safe tool that the
-// policy allows, the batch runs in parallel (bounded); otherwise serially
-// in the model's order, each call decided just before it runs. A call that
-// needs approval is denied or pauses the turn, as t.onAsk says.
+// every call only reads — a known, valid call of a read-only,
+// concurrency-safe tool, or a command the classifier judges read-only —
+// and the policy allows each without asking, the batch runs in parallel
+// (bounded); otherwise serially in the model's order, each call decided
+// just before it runs. Safety is decided per call, not per tool: `sleep 1;
+// echo a` three times runs at once, `go test` does not. A call that needs
+// approval is denied or pauses the turn, as t.onAsk says.
 func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	start := time.Now()
 	defer func() { t.toolTime += time.Since(start) }()
@@ -137,7 +140,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 	for i, tc := range tcs {
 		calls[i] = t.prepare(tc)
 		c := calls[i]
-		if c.early != "" || !readOnly(c) {
+		if c.early != "" || !readOnly(c) && !maybeReadOnly(c) {
 			parallel = false
 		}
 		if c.early == DuplicateCallResult {
@@ -155,7 +158,7 @@ func (t *turn) runCalls(tcs []protocol.ToolCall) error {
 		for i, c := range calls {
 			d := t.decide(c)
 			decisions[i] = &d
-			if d.Action != permission.Allow {
+			if d.Action != permission.Allow || !readOnly(c) && !d.ReadOnly() {
 				parallel = false
 			}
 		}
@@ -258,7 +261,11 @@ func (t *turn) execute(c *call) (outcome, error) {
 // anything: what may run in parallel batches, and before its tool.started
 // is stored.
 func readOnly(c *call) bool {
-	if c.tool == nil || c.tool.Risk() != tools.RiskRead || !c.tool.ConcurrencySafe() {
+	if c.tool == nil {
+		return false
+	}
+	info := c.tool.Info()
+	if info.Risk != tools.RiskRead || !info.ConcurrencySafe {
 		return false
 	}
 	if cc, ok := c.tool.(tools.CallConcurrency); ok {
@@ -267,11 +274,19 @@ func readOnly(c *call) bool {
 	return true
 }
 
+// maybeReadOnly reports whether c is a command that may prove read-only
+// once decided (see permission.Decision.ReadOnly): it still runs through
+// the session's sandbox like any command.
+func maybeReadOnly(c *call) bool {
+	return c.tool != nil && c.Name == permission.CommandTool
+}
+
 // startsAfterStarted reports whether c runs only once its tool.started is
-// stored: a task call, whose subagent's events must come after it.
+// stored: a task call, whose subagent's events must come after it, and a
+// command, whose tool.output events must.
 func startsAfterStarted(c *call) bool {
-	_, ok := c.tool.(*taskTool)
-	return ok
+	_, task := c.tool.(*taskTool)
+	return task || maybeReadOnly(c)
 }
 
 // startedEvent is c's tool.started.
@@ -389,7 +404,7 @@ func (t *turn) cancelRest(calls []*call, cause error) error {
 }
 
 // runParallel runs a batch of read-only calls at once, at most MaxParallel
-// at a time. Each result is stored as it completes; the view gets them in
+// at a time (read-only commands among them). Each result is stored as it completes; the view gets them in
 // call order once all are done, as repairView would order them.
 func (t *turn) runParallel(calls []*call) error {
 	started := make([]protocol.Event, len(calls))

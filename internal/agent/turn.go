@@ -85,15 +85,14 @@ func (c *Core) SubmitTurn(ctx context.Context, req TurnRequest) iter.Seq2[protoc
 }
 
 // Run takes one user message through the loop of DESIGN §3, reporting every
-// event to sink (which is called from one goroutine at a time and must not
-// block for long). It returns nil when the model answered without tool
+// event to sink (see Sink for when and how it is called). It returns nil when the model answered without tool
 // calls; otherwise the reason the turn ended: ctx's error when cancelled,
 // *MaxIterationsError, *ConfigError, ErrTurnActive, *store.LeaseHeldError,
 // ErrSessionNotFound, or the provider's or store's error.
 //
 // Whatever happens, when Run returns the session is not left running: its
 // status is idle, failed or cancelled, and the lease is released.
-func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Event)) error {
+func (c *Core) Run(ctx context.Context, req TurnRequest, sink Sink) error {
 	if sess, err := c.opts.Store.GetSession(ctx, req.SessionID); err == nil && sess.Status == protocol.StatusWaitingForApproval {
 		pending, err := c.opts.Store.PendingApprovals(ctx, req.SessionID)
 		if err != nil {
@@ -127,7 +126,7 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink func(protocol.Even
 
 // runQueued sends, as one more turn each time, the messages queued while
 // the session was busy, until none is left or a turn does not end well.
-func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protocol.Event)) error {
+func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink Sink) error {
 	for {
 		queued, err := c.opts.Store.TakeInputs(ctx, setup.sessionID)
 		if err != nil || len(queued) == 0 {
@@ -148,7 +147,7 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink func(protoco
 // Enqueue stores a user message for a session that is busy (running or
 // waiting for an approval) and emits input.queued. The message is sent,
 // in order with other queued ones, when the session's turn ends.
-func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink func(protocol.Event)) (protocol.QueuedInput, error) {
+func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink Sink) (protocol.QueuedInput, error) {
 	q, err := c.opts.Store.EnqueueInput(ctx, sessionID, input)
 	if err != nil {
 		return q, fmt.Errorf("queue input: %w", err)
@@ -192,7 +191,7 @@ type turnSetup struct {
 // session, no ready model, a malformed policy, a turn already running here
 // or elsewhere), hold the lease with a heartbeat, and record how the turn
 // ended whatever happens.
-func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Event), body func(*turn) error) (err error) {
+func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(*turn) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -334,7 +333,7 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink func(protocol.Ev
 	}
 	defer func() { err = t.finish(err) }()
 	for _, w := range toolWarnings {
-		t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+		t.tell(protocol.Event{Type: protocol.EventWarning, Text: w})
 	}
 	return body(t)
 }
@@ -377,7 +376,7 @@ type turn struct {
 	windowCap int
 
 	sinkMu sync.Mutex // serialises emit: tool goroutines may report output
-	sink   func(protocol.Event)
+	sink   Sink
 	start  time.Time
 
 	stopHookActive bool
@@ -434,8 +433,20 @@ type turn struct {
 	images []protocol.Image // sent with the turn's user message
 }
 
+// emit stores e (unless it is a delta) and hands it to the sink; an error
+// means it could not be stored.
 func (t *turn) emit(e protocol.Event) error {
 	return t.record(nil, e)
+}
+
+// tell emits an event the turn goes on without (a warning, a retry, a
+// hook's notice): if it cannot be stored, the error is logged rather than
+// returned, so a full disk does not end the turn over a notice — and is
+// not dropped silently either.
+func (t *turn) tell(e protocol.Event) {
+	if err := t.emit(e); err != nil {
+		t.core.log.Warn("store event", "session", t.sess.ID, "turn", t.id, "type", string(e.Type), "err", err)
+	}
 }
 
 // recordCompaction stores a compaction record with its event.
@@ -602,7 +613,7 @@ func (t *turn) run(input string) error {
 		if t.core.opts.Context != nil {
 			text, warnings := t.core.opts.Context(t.ws.Root())
 			for _, w := range warnings {
-				t.emit(protocol.Event{Type: protocol.EventWarning, Text: w})
+				t.tell(protocol.Event{Type: protocol.EventWarning, Text: w})
 			}
 			if strings.TrimSpace(text) != "" {
 				msgs = append(msgs, &protocol.Message{Role: protocol.RoleSystem, Content: text})
@@ -733,7 +744,7 @@ func (t *turn) checkBudget() error {
 				t.warned = make(map[string]bool)
 			}
 			t.warned[g.what] = true
-			t.emit(protocol.Event{Type: protocol.EventWarning, Step: t.step,
+			t.tell(protocol.Event{Type: protocol.EventWarning, Step: t.step,
 				Text: fmt.Sprintf("%s budget 80%% spent: %s of %s", g.what, g.format(g.used), g.format(g.limit))})
 		}
 	}
@@ -807,7 +818,7 @@ func (c *Core) complete(t *turn, specs []llm.Tool) (resp *llm.Response, err erro
 			if d.Err != nil {
 				msg = d.Err.Error()
 			}
-			t.emit(protocol.Event{Type: protocol.EventRetry, Error: msg, Attempt: d.Attempt,
+			t.tell(protocol.Event{Type: protocol.EventRetry, Error: msg, Attempt: d.Attempt,
 				DelayMS: time.Duration(d.Delay).Milliseconds(), Step: t.step})
 		}
 	})
@@ -876,12 +887,13 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 	for i, tl := range all {
 		// Schemas are written for people; the model gets them compact,
 		// which keeps every request smaller.
-		params := tl.Schema()
+		info := tl.Info()
+		params := info.Schema
 		var buf bytes.Buffer
 		if json.Compact(&buf, params) == nil {
 			params = buf.Bytes()
 		}
-		specs[i] = llm.Tool{Name: tl.Name(), Description: strings.TrimSpace(tl.Description()), Parameters: params}
+		specs[i] = llm.Tool{Name: info.Name, Description: strings.TrimSpace(info.Description), Parameters: params}
 	}
 	return specs
 }

@@ -75,6 +75,9 @@ type App struct {
 	// sessionModes are permission modes chosen for single sessions in
 	// this process (Driver.SetMode), by session id.
 	sessionModes sync.Map
+	// clientMCP are the MCP servers editors passed for single sessions
+	// (Driver.UseMCPServers), by session id.
+	clientMCP sync.Map
 
 	tools   *tools.Registry // the built-in tools; sessions add their MCP tools
 	mcpOnce sync.Once
@@ -148,7 +151,7 @@ func Open(ctx context.Context, home string, cfg *config.Config, opts Options) (*
 		reg, err := tools.NewRegistry(all...)
 		regc <- registryResult{reg, err}
 	}()
-	st, err := store.Open(ctx, filepath.Join(home, DBFileName))
+	st, err := OpenStore(ctx, home)
 	rr := <-regc
 	if err != nil {
 		return nil, err

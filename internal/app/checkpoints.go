@@ -26,9 +26,9 @@ func newCheckpoints(home string, log *slog.Logger) *checkpoint.Manager {
 	return checkpoint.NewManager(filepath.Join(home, CheckpointsDir), checkpoint.Limits{}, log)
 }
 
-// DeleteSessions deletes sessions (refusing any in use) and then removes
-// the checkpoint blobs no remaining session of their workspaces refers
-// to. It returns the ids deleted; the error joins the refusals.
+// DeleteSessions deletes sessions (refusing any in use), with the command
+// outputs kept for them, and then removes the checkpoint blobs no
+// remaining session of their workspaces refers to. It returns the ids deleted; the error joins the refusals.
 func (a *App) DeleteSessions(ctx context.Context, ids []string) ([]string, error) {
 	var deleted []string
 	var errs []error
@@ -52,6 +52,7 @@ func (a *App) DeleteSessions(ctx context.Context, ids []string) ([]string, error
 			continue
 		}
 		deleted = append(deleted, id)
+		a.removeOutputs(id)
 		workspaces[s.Workspace] = true
 	}
 	for ws := range workspaces {

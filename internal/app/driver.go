@@ -362,11 +362,11 @@ func (d *Driver) ask(ctx context.Context, t Turn, e protocol.Event) {
 	ans := agent.ResolveRequest{SessionID: req.SessionID, RequestID: req.RequestID}
 	switch dec {
 	case DecisionAllowOnce:
-		ans.Approve, ans.Scope = true, "once"
+		ans.Approve, ans.Scope = true, protocol.ScopeOnce
 	case DecisionAllowSession:
-		ans.Approve, ans.Scope = true, "session"
+		ans.Approve, ans.Scope = true, protocol.ScopeSession
 	case DecisionAllowAlways:
-		ans.Approve, ans.Scope = true, "always"
+		ans.Approve, ans.Scope = true, protocol.ScopeAlways
 	case DecisionRejectAlways:
 		d.reject(req.SessionID, key)
 		feedback = "The user rejected such calls for the rest of this session."

@@ -68,6 +68,7 @@ func (a *App) sessionTools(ctx context.Context, sess *protocol.Session) (*tools.
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg = cfg.WithClient(a.clientServers(sess.ID))
 	first := sess.MessageCount == 0
 	extra, warnings, err := a.MCP().SessionTools(ctx, mcp.SessionRequest{SessionID: sess.ID, Workspace: sess.Workspace,
 		First: first, Config: cfg})

@@ -29,6 +29,9 @@ type RepairReport struct {
 	Recovered []string
 	// TempFiles are the stale temporary files removed.
 	TempFiles []string
+	// Outputs are the kept command outputs removed at start (too old, or
+	// of sessions that no longer exist; see OutputMaxAge).
+	Outputs []string
 }
 
 // repairStore is what Repair needs of the store beyond store.Store.
@@ -87,13 +90,14 @@ func (a *App) Repair(ctx context.Context) (RepairReport, error) {
 		}
 		r.Saved = append(r.Saved, fmt.Sprintf("%s of session %s → %s", q.What(), q.SessionID, path))
 	}
-	// Opening the app already did the last two; report that too.
+	// Opening the app already did the last three; report that too.
 	recovered, err := a.Core.RecoverInterrupted(ctx)
 	if err != nil {
 		return r, err
 	}
 	r.Recovered = append(append(r.Recovered, a.started.Recovered...), recovered...)
 	r.TempFiles = append(append(r.TempFiles, a.started.TempFiles...), a.cleanTempFiles()...)
+	r.Outputs = a.started.Outputs
 	return r, nil
 }
 

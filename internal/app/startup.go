@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/config"
 	"github.com/mx-claw/mx-claw/internal/secret"
@@ -16,9 +17,10 @@ import (
 // lists the temporary files its workspace writes create (tools.TempJournal).
 const TempJournalDirName = "tmp"
 
-// startup tidies what earlier processes left when they died: sessions left
-// running get a failed turn, stale temporary files go. Neither stops the
-// start; problems are logged.
+// startup tidies what earlier processes left: sessions left running by a
+// dead process get a failed turn; stale temporary files and command
+// outputs older than OutputMaxAge go. None of it stops the start;
+// problems are logged.
 func (a *App) startup(ctx context.Context) {
 	ids, err := a.Core.RecoverInterrupted(ctx)
 	if err != nil {
@@ -32,6 +34,9 @@ func (a *App) startup(ctx context.Context) {
 	}
 	if a.started.TempFiles = a.cleanTempFiles(); len(a.started.TempFiles) > 0 {
 		a.log().Info("removed stale temporary files", "files", a.started.TempFiles)
+	}
+	if a.started.Outputs = pruneOutputs(ctx, a.Store, a.Home, OutputMaxAge, time.Now()); len(a.started.Outputs) > 0 {
+		a.log().Info("removed old command outputs", "files", a.started.Outputs)
 	}
 }
 

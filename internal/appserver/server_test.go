@@ -36,8 +36,7 @@ type harness struct {
 
 func newHarness(t *testing.T, replies ...llmtest.Reply) *harness {
 	t.Helper()
-	h := &harness{t: t, home: t.TempDir(), srv: llmtest.NewServer(replies...)}
-	t.Cleanup(h.srv.Close)
+	h := &harness{t: t, home: t.TempDir(), srv: llmtest.NewTestServer(t, replies...)}
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

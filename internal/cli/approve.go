@@ -9,6 +9,7 @@ import (
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/app"
 	"github.com/mx-claw/mx-claw/internal/headless"
+	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
 type approveFlags struct {
@@ -37,7 +38,8 @@ func newApproveCmd(stdio IO, approve bool) *cobra.Command {
 The pending requests of a session are listed by ` + "`mx-claw sessions show ID`" + `.
 The turn continues exactly where it paused: the call (or the rejection as
 its result), the rest of that model response's calls, then the next model
-step. Exit codes as for ` + "`mx-claw run`" + `.`,
+step. Exit codes as for ` + "`mx-claw run`" + `. A turn that waits for the
+answer in another process (the REPL) takes it and goes on there.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return resolveApproval(cmd.Context(), stdio, f, approve, args[0], args[1])
@@ -78,21 +80,62 @@ func resolveApproval(ctx context.Context, stdio IO, f approveFlags, approve bool
 		return err
 	}
 	defer a.Close()
-	scope := "once"
+	scope := protocol.ScopeOnce
 	switch {
 	case f.always:
-		scope = "always"
+		scope = protocol.ScopeAlways
 	case f.session:
-		scope = "session"
+		scope = protocol.ScopeSession
 	}
-	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
-	err = a.Core.Resolve(ctx, agent.ResolveRequest{
+	by := "mx-claw approve"
+	if !approve {
+		by = "mx-claw reject"
+	}
+	req := agent.ResolveRequest{
 		SessionID: sessionID, RequestID: requestID, Approve: approve, Scope: scope,
 		Feedback: f.message, Rule: f.rule, MaxIterations: f.maxIterations, OnAsk: onAsk,
-		Budget: a.Budget(),
-	}, printer.Handle)
+		Budget: a.Budget(), By: by,
+	}
+	if waiting, err := waitedElsewhere(ctx, a, sessionID, requestID); err != nil {
+		return err
+	} else if waiting {
+		// The REPL (or a server) waits for this answer: it takes it from
+		// the store and goes on there.
+		if err := a.Core.Answer(ctx, req, nil); err != nil {
+			return err
+		}
+		verdict := "Approved"
+		if !approve {
+			verdict = "Rejected"
+		}
+		// With --json stdout carries events only, and this process has
+		// none: the notice goes to stderr.
+		w := stdio.Out
+		if f.json {
+			w = stdio.Err
+		}
+		fmt.Fprintf(w, "%s. The turn goes on in the process that waits for this answer.\n", verdict)
+		return nil
+	}
+	printer := headless.NewPrinter(stdio.Out, stdio.Err, f.json)
+	err = a.Core.Resolve(ctx, req, printer.Handle)
 	if err != nil && !approve && f.message == "" {
 		fmt.Fprintln(stdio.Err, "Tip: --message tells the model why and what to do instead.")
 	}
 	return turnEnded(stdio, sessionID, err, printer, f.json)
+}
+
+// waitedElsewhere reports whether a turn of another process waits for the
+// answer to the pending approval (see agent.Core.WaitsElsewhere).
+func waitedElsewhere(ctx context.Context, a *app.App, sessionID, requestID string) (bool, error) {
+	pending, err := a.Store.PendingApprovals(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range pending {
+		if p.ID == requestID {
+			return a.Core.WaitsElsewhere(ctx, p), nil
+		}
+	}
+	return false, nil
 }

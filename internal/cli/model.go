@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -321,7 +320,7 @@ type storeSession struct {
 }
 
 func openSession(ctx context.Context, home, id string) (*storeSession, func(), error) {
-	st, err := store.Open(ctx, filepath.Join(home, app.DBFileName))
+	st, err := app.OpenStore(ctx, home)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -60,7 +60,7 @@ get and the rule, mode or hard check that made it. Nothing runs.`,
 				fmt.Fprintln(tw, "TIME\tSESSION\tTOOL\tDECISION\tSOURCE\tCALL")
 				for _, e := range list {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.CreatedAt.Local().Format(time.DateTime), e.SessionID,
-						e.Tool, e.Decision, termsafe.Sanitize(e.Source), termsafe.Sanitize(oneLine(e.Summary, 60)))
+						e.Tool, e.Decision, termsafe.Sanitize(string(e.Source)), termsafe.Sanitize(oneLine(e.Summary, 60)))
 				}
 				return tw.Flush()
 			})

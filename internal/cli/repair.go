@@ -44,6 +44,7 @@ func doctorRepair(ctx context.Context, w io.Writer) error {
 	list("Unreadable", r.Saved, "none (every record decodes)")
 	list("Interrupted", r.Recovered, "none (no session left running)")
 	list("Stale temp files", r.TempFiles, "none")
+	list("Old outputs", r.Outputs, "none")
 	if len(r.Saved) > 0 {
 		fmt.Fprintln(w, "Unreadable records were set aside and saved to the files above; their sessions no longer warn.")
 	}

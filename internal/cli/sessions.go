@@ -100,7 +100,7 @@ func withStore(ctx context.Context, f func(store.Store) error) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	st, err := store.Open(ctx, home+"/"+app.DBFileName)
+	st, err := app.OpenStore(ctx, home)
 	if err != nil {
 		return err
 	}
@@ -224,9 +224,9 @@ func showSession(ctx context.Context, st store.Store, w io.Writer, id string, as
 		for _, t := range todos {
 			mark := "[ ]"
 			switch t.Status {
-			case "in_progress":
+			case protocol.TodoInProgress:
 				mark = "[~]"
-			case "completed":
+			case protocol.TodoCompleted:
 				mark = "[x]"
 			}
 			fmt.Fprintf(w, "  %s %s\n", mark, termsafe.Sanitize(t.Content))

@@ -16,7 +16,9 @@
 //
 //   - [Plan] (or [PlanCounts]) decides whether the view exceeds the
 //     threshold and, if so, where to cut: never inside the frozen context
-//     and never between an assistant tool call and its results.
+//     and never between an assistant tool call and its results, and late
+//     enough that the view falls to the target (half the window), so the
+//     next compaction comes many steps later instead of on the next one.
 //   - [SummaryRequest] builds the messages that ask the model for the
 //     summary (a handover note), chaining the previous summary and fitting
 //     the request into the summariser's window.

@@ -18,28 +18,30 @@ func TestPlanCutPoints(t *testing.T) {
 	}{
 		{name: "below the threshold", transcript: "S U A:a T:a A",
 			opts: Options{Window: 1000}},
-		{name: "cuts at the start of the latest turn", transcript: "S U A:a T:a A U A:b T:b A",
-			opts: Options{Window: 100}, want: true, from: 1, at: 5},
+		// The cut-point cases set Target to the whole window, so that only
+		// KeepRecentTokens bounds what is kept.
+		{name: "prefers the start of the latest turn", transcript: "S U A:a T:a A U A:b T:b A",
+			opts: Options{Window: 100, Target: 1, KeepRecentTokens: 55}, want: true, from: 1, at: 5},
 		{name: "a turn too long to keep whole is cut before an assistant message", transcript: "S U A:a T:a A:b T:b A:c T:c A",
-			opts: Options{Window: 50, KeepRecentTokens: 15}, want: true, from: 1, at: 6},
+			opts: Options{Window: 50, Target: 1, KeepRecentTokens: 35}, want: true, from: 1, at: 6},
 		{name: "parallel calls stay with their results", transcript: "S U A:a,b,c T:a T:b T:c A",
-			opts: Options{Window: 80, KeepRecentTokens: 25}, want: true, from: 1, at: 2},
+			opts: Options{Window: 80, Target: 1, KeepRecentTokens: 55}, want: true, from: 1, at: 2},
 		{name: "results in another order stay with their calls", transcript: "S U A A:a,b T:b T:a A",
-			opts: Options{Window: 60, KeepRecentTokens: 15}, want: true, from: 1, at: 3},
+			opts: Options{Window: 60, Target: 1, KeepRecentTokens: 45}, want: true, from: 1, at: 3},
 		{name: "an interrupted call (missing result) may be summarised", transcript: "S U A:a,b T:a U A",
-			opts: Options{Window: 60, KeepRecentTokens: 15}, want: true, from: 1, at: 4},
+			opts: Options{Window: 60, Target: 1, KeepRecentTokens: 25}, want: true, from: 1, at: 4},
 		{name: "an interrupted call at the end is kept with its one result", transcript: "S U A U A A:a,b T:a",
-			opts: Options{Window: 60, KeepRecentTokens: 15}, want: true, from: 1, at: 5},
+			opts: Options{Window: 60, Target: 1, KeepRecentTokens: 25}, want: true, from: 1, at: 5},
 		{name: "a late result for an early call forbids cuts between them", transcript: "S U A:a T:a U A T:a U A",
-			opts: Options{Window: 100, KeepRecentTokens: 25}, want: true, from: 1, at: 2},
+			opts: Options{Window: 100, Target: 1, KeepRecentTokens: 75, SummaryTokens: 5}, want: true, from: 1, at: 2},
 		{name: "the same without the late result", transcript: "S U A:a T:a U A A U A",
-			opts: Options{Window: 100, KeepRecentTokens: 25}, want: true, from: 1, at: 4},
+			opts: Options{Window: 100, Target: 1, KeepRecentTokens: 75}, want: true, from: 1, at: 4},
 		{name: "the frozen context is never summarised", transcript: "S S U A U A",
-			opts: Options{Window: 50, KeepRecentTokens: 12}, want: true, from: 2, at: 4},
-		{name: "nothing to summarise when everything must be kept", transcript: "S S U A U A",
-			opts: Options{Window: 50, KeepRecentTokens: 1000}},
+			opts: Options{Window: 50, Target: 1, KeepRecentTokens: 25}, want: true, from: 2, at: 4},
+		{name: "nothing to summarise after the previous record", transcript: "S S U A U A",
+			opts: Options{Window: 50, Force: true, Previous: &Record{UpToSeq: 6}}},
 		{name: "a previous record moves the start", transcript: "S U A U A U A",
-			opts: Options{Window: 70, KeepRecentTokens: 15, Previous: &Record{UpToSeq: 3}, PinnedTokens: 10}, want: true, from: 3, at: 5},
+			opts: Options{Window: 70, Target: 1, KeepRecentTokens: 25, Previous: &Record{UpToSeq: 3}, PinnedTokens: 10}, want: true, from: 3, at: 5},
 		{name: "a previous record's summary counts", transcript: "S U A U A U A",
 			opts: Options{Window: 70, KeepRecentTokens: 15, Previous: &Record{UpToSeq: 3}, PinnedTokens: 1}},
 		{name: "forced below the threshold, keeping nothing", transcript: "S U A U A",
@@ -47,9 +49,23 @@ func TestPlanCutPoints(t *testing.T) {
 		{name: "a huge tool result counts at its capped size", transcript: "S U A:a T:a*1000 A",
 			opts: Options{Window: 1000}},
 		{name: "a huge tool result counts whole when results are not capped", transcript: "S U A:a T:a*1000 A",
-			opts: Options{Window: 1000, ToolResultShare: -1, KeepRecentTokens: 5}, want: true, from: 1, at: 4},
+			opts: Options{Window: 1000, ToolResultShare: -1, KeepRecentTokens: 15}, want: true, from: 1, at: 4},
 		{name: "overhead counts against the threshold", transcript: "S U A U A",
-			opts: Options{Window: 100, Overhead: 40, KeepRecentTokens: 15}, want: true, from: 1, at: 3},
+			opts: Options{Window: 100, Target: 1, Overhead: 40, KeepRecentTokens: 25}, want: true, from: 1, at: 3},
+		// The target: what is kept must fit half the window (by default)
+		// beside the frozen context, the summary to come and the overhead.
+		{name: "the target bounds what is kept", transcript: "S U A:a T:a A:b T:b A:c T:c A",
+			opts: Options{Window: 100}, want: true, from: 1, at: 8},
+		{name: "the target leaves no room: everything is summarised", transcript: "S*30 U A:a T:a*20 A:b T:b*20",
+			opts: Options{Window: 100}, want: true, from: 1, at: 6},
+		{name: "overhead takes the room of the kept messages", transcript: "S U A:a T:a A:b T:b A:c T:c A",
+			opts: Options{Window: 100, Overhead: 35}, want: true, from: 1, at: 9},
+		{name: "the summary to come takes room too", transcript: "S U A:a T:a A:b T:b A:c T:c A",
+			opts: Options{Window: 100, SummaryTokens: 35}, want: true, from: 1, at: 9},
+		{name: "summarising less than the summary takes is not worth a request", transcript: "S*90 U*5",
+			opts: Options{Window: 100}},
+		{name: "unless forced", transcript: "S*90 U*5",
+			opts: Options{Window: 100, Force: true}, want: true, from: 1, at: 2},
 		{name: "no window, no compaction", transcript: "S U A U A"},
 	}
 	for _, tt := range tests {
@@ -117,7 +133,7 @@ func TestPlanCountsLengthMismatch(t *testing.T) {
 func TestPlanReportsSizes(t *testing.T) {
 	t.Parallel()
 	msgs, w := parse(t, "S*7 U A:a T:a A U A:b T:b A")
-	cut, ok := Plan(msgs, weighted(w), Options{Window: 100, Overhead: 3})
+	cut, ok := Plan(msgs, weighted(w), Options{Window: 100, Target: 1, KeepRecentTokens: 40, Overhead: 3})
 	if !ok {
 		t.Fatal("no cut")
 	}
@@ -163,11 +179,12 @@ func TestPlanChained(t *testing.T) {
 		for i := range after {
 			total += est(&after[i])
 		}
-		if total > 4000*8/10 {
-			t.Fatalf("step %d: view after compaction is %d tokens", step, total)
+		if total > 4000*DefaultTarget {
+			t.Fatalf("step %d: view after compaction is %d tokens, more than the target", step, total)
 		}
 	}
-	if len(records) < 3 {
-		t.Fatalf("%d compactions, want at least 3", len(records))
+	// Each compaction leaves room for several steps: no thrash.
+	if len(records) < 3 || len(records) > 60/3 {
+		t.Fatalf("%d compactions in 60 steps, want 3 to 20", len(records))
 	}
 }

@@ -37,13 +37,13 @@ type toolArgs struct {
 	Path string `json:"path"`
 }
 
-func (*Tool) Name() string            { return "diagnostics" }
-func (*Tool) Description() string     { return toolDescription }
-func (*Tool) Schema() json.RawMessage { return json.RawMessage(toolSchema) }
-func (*Tool) Risk() tools.Risk        { return tools.RiskRead }
+// toolInfo is what the diagnostics tool is to the agent; Info returns it,
+// shared. It is not concurrency-safe: calls on one server are serialised
+// anyway.
+var toolInfo = tools.Info{Name: "diagnostics", Description: toolDescription, Schema: json.RawMessage(toolSchema),
+	Risk: tools.RiskRead}
 
-// ConcurrencySafe is false: calls on one server are serialised anyway.
-func (*Tool) ConcurrencySafe() bool { return false }
+func (*Tool) Info() tools.Info { return toolInfo }
 
 func (*Tool) Summary(args json.RawMessage) string {
 	var a toolArgs

@@ -114,8 +114,11 @@ func (c *conn) start(ctx context.Context, set Settings) (*live, error) {
 	if c.srv.Source == SourceProject {
 		refuse = c.m.refuse
 	}
-	e, err := c.srv.Expand(envLookup(environ), refuse)
-	if err != nil {
+	var e *Expanded
+	var err error
+	if c.srv.Source == SourceClient {
+		e = c.srv.literal()
+	} else if e, err = c.srv.Expand(envLookup(environ), refuse); err != nil {
 		return nil, &startError{server: c.srv.Name, err: err}
 	}
 	l := &live{over: new(atomic.Bool)}

@@ -15,7 +15,9 @@
 // transport). ${VAR} and ${VAR:-default} in those fields are read from
 // mx-claw's environment — in a project's file never a variable of the
 // secret chain (see Options.Reserved). Other keys of an entry are ignored.
-// The user's "mcp" settings key tunes the client (see Settings).
+// The user's "mcp" settings key tunes the client (see Settings). An
+// editor driving mx-claw over ACP may pass servers for one session
+// (SourceClient, ClientServer): used as given, no variables read.
 //
 // # Trust
 //

@@ -161,7 +161,7 @@ func toSpecs(server string, listed []*sdk.Tool) ([]ToolSpec, []string) {
 			problems = append(problems, fmt.Sprintf("tool %q of MCP server %q has the same name as another once made safe (%s); it is left out", t.Name, server, sp.Name))
 			continue
 		}
-		if err := tools.CheckTool(&Tool{spec: sp}); err != nil {
+		if err := tools.CheckTool(newTool(sp, Settings{}, tools.RiskExecute)); err != nil {
 			problems = append(problems, fmt.Sprintf("tool %q of MCP server %q is left out: %v", t.Name, server, err))
 			continue
 		}
@@ -177,7 +177,8 @@ func (m *Manager) Call(ctx context.Context, workspace string, s *Server, set Set
 	if err != nil {
 		return tools.Result{}, err
 	}
-	t := &Tool{spec: ToolSpec{Server: s.Name, Tool: tool}, conn: c, settings: set}
+	t := newTool(ToolSpec{Server: s.Name, Tool: tool, Name: ToolName(s.Name, tool)}, set, tools.RiskExecute)
+	t.conn = c
 	return t.Run(ctx, nil, args)
 }
 
@@ -230,10 +231,11 @@ func (m *Manager) SessionTools(ctx context.Context, req SessionRequest) ([]tools
 	var out []tools.Tool
 	used := map[string]*Server{}
 	for _, sp := range specs {
-		t := &Tool{spec: sp, settings: set, risk: tools.RiskExecute}
+		risk := tools.RiskExecute
 		if sp.ReadOnlyHint && set.TrustsReadOnly(sp.Server) {
-			t.risk = tools.RiskRead
+			risk = tools.RiskRead
 		}
+		t := newTool(sp, set, risk)
 		if s := req.Config.Find(sp.Server); s != nil {
 			if t.conn, err = m.conn(req.Workspace, s); err != nil {
 				return nil, warnings, err
@@ -244,6 +246,14 @@ func (m *Manager) SessionTools(ctx context.Context, req SessionRequest) ([]tools
 				"its tools stay listed for the rest of the session but cannot be called", sp.Server)
 		}
 		out = append(out, t)
+	}
+	if frozen {
+		for _, s := range req.Config.Servers {
+			if s.Source == SourceClient && used[s.Name] == nil {
+				warnings = append(warnings, fmt.Sprintf("MCP server %q that the editor passed is not used: this session's tools "+
+					"were fixed at its first turn, without it; start a new session to use it", s.Name))
+			}
+		}
 	}
 	if set.Startup == StartupSession {
 		warnings = append(warnings, m.startAll(ctx, req.Workspace, used, started, set)...)

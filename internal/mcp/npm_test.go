@@ -140,7 +140,7 @@ func TestEverythingServer(t *testing.T) {
 		} else if !sameJSON(sp.Schema, raw[sp.Tool]) {
 			t.Errorf("%s: schema\n%s\nthe server sent\n%s", sp.Tool, sp.Schema, raw[sp.Tool])
 		}
-		ts = append(ts, &Tool{spec: sp})
+		ts = append(ts, newTool(sp, Settings{}, tools.RiskExecute))
 	}
 	for name := range raw {
 		if !listed[name] {

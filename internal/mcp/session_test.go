@@ -25,7 +25,7 @@ func sessionTools(t *testing.T, m *Manager, req SessionRequest) ([]tools.Tool, [
 func names(ts []tools.Tool) []string {
 	var out []string
 	for _, t := range ts {
-		out = append(out, t.Name())
+		out = append(out, t.Info().Name)
 	}
 	return out
 }
@@ -47,9 +47,9 @@ func TestSessionToolsFrozen(t *testing.T) {
 	// The schema is the server's, exactly.
 	echo := first[2].(*Tool)
 	var schema map[string]any
-	if err := json.Unmarshal(echo.Schema(), &schema); err != nil || schema["type"] != "object" ||
+	if err := json.Unmarshal(echo.Info().Schema, &schema); err != nil || schema["type"] != "object" ||
 		schema["properties"].(map[string]any)["message"].(map[string]any)["description"] != "the text to echo" {
-		t.Fatalf("echo schema: %s", echo.Schema())
+		t.Fatalf("echo schema: %s", echo.Info().Schema)
 	}
 	// A later turn, in another process, with the server gone from the
 	// configuration: same list; the calls say why they cannot run.
@@ -130,12 +130,12 @@ func TestReadOnlyHints(t *testing.T) {
 		ts, _ := sessionTools(t, m, SessionRequest{SessionID: "r" + string(rune('0'+i)), Workspace: ws, First: true, Config: cfg})
 		byName := map[string]tools.Tool{}
 		for _, tl := range ts {
-			byName[tl.Name()] = tl
+			byName[tl.Info().Name] = tl
 		}
-		if got := byName["mcp__hinted__echo"].Risk(); got != tt.want {
+		if got := byName["mcp__hinted__echo"].Info().Risk; got != tt.want {
 			t.Errorf("trust %v: echo risk %s, want %s", tt.trust, got, tt.want)
 		}
-		if got := byName["mcp__hinted__env"].Risk(); got != tools.RiskExecute {
+		if got := byName["mcp__hinted__env"].Info().Risk; got != tools.RiskExecute {
 			t.Errorf("trust %v: env (no hint) risk %s", tt.trust, got)
 		}
 	}

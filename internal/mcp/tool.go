@@ -72,7 +72,7 @@ type ToolSpec struct {
 // tool's; Run forwards the arguments, unchanged, to the server.
 type Tool struct {
 	spec ToolSpec
-	risk tools.Risk
+	info tools.Info
 	// conn serves the calls; nil when the server is no longer configured
 	// or allowed, which unavailable explains.
 	conn        *conn
@@ -82,14 +82,19 @@ type Tool struct {
 
 var _ tools.Tool = (*Tool)(nil)
 
-// Name returns mcp__<server>__<tool>.
-func (t *Tool) Name() string { return t.spec.Name }
+// Info is the tool as the model sees it: named mcp__<server>__<tool>,
+// with the server's description (cut to maxDescription) and its input
+// schema exactly. Risk is RiskRead for a tool the server marks read-only
+// when the user trusts that server's hints, else RiskExecute (the call
+// asks by default); read-only tools are concurrency-safe, since the
+// server takes concurrent calls on one connection.
+func (t *Tool) Info() tools.Info { return t.info }
 
-// Description is the server's description of the tool.
-func (t *Tool) Description() string {
-	d := strings.TrimSpace(t.spec.Description)
+// newTool returns the tool of sp with risk.
+func newTool(sp ToolSpec, set Settings, risk tools.Risk) *Tool {
+	d := strings.TrimSpace(sp.Description)
 	if d == "" {
-		d = "Tool " + t.spec.Tool + " of the MCP server " + t.spec.Server + "."
+		d = "Tool " + sp.Tool + " of the MCP server " + sp.Server + "."
 	}
 	if len(d) > maxDescription {
 		cut := maxDescription
@@ -98,19 +103,9 @@ func (t *Tool) Description() string {
 		}
 		d = d[:cut] + "…"
 	}
-	return d
+	return &Tool{spec: sp, settings: set, info: tools.Info{Name: sp.Name, Description: d, Schema: sp.Schema,
+		Risk: risk, ConcurrencySafe: risk == tools.RiskRead}}
 }
-
-// Schema is the server's input schema, exactly.
-func (t *Tool) Schema() json.RawMessage { return t.spec.Schema }
-
-// Risk is RiskRead for a tool the server marks read-only when the user
-// trusts that server's hints, else RiskExecute: the call asks by default.
-func (t *Tool) Risk() tools.Risk { return t.risk }
-
-// ConcurrencySafe reports read-only tools: the server takes concurrent
-// calls on one connection.
-func (t *Tool) ConcurrencySafe() bool { return t.risk == tools.RiskRead }
 
 // Spec returns the tool as frozen in the session.
 func (t *Tool) Spec() ToolSpec { return t.spec }

@@ -17,8 +17,7 @@ const refreshKey = "sk-refresh-SECRET-0123456789abcdef"
 func TestRefreshMergesWithLLMTest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv := llmtest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := llmtest.NewTestServer(t)
 	srv.SetModels("m2", "m9", "fresh-1", "bad name")
 	f := newFixture(t, configured(srv.URL()), "MX_CLAW_API_KEY_GW", refreshKey)
 	if err := f.h.Run(ctx, []string{"add-model", "gw", "by-hand"}); err != nil {
@@ -53,8 +52,7 @@ func TestRefreshMergesWithLLMTest(t *testing.T) {
 
 func TestRefreshBuiltinKeepsItsModels(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer()
-	t.Cleanup(srv.Close)
+	srv := llmtest.NewTestServer(t)
 	srv.SetModels("gpt-4o", "gpt-5")
 	f := newFixture(t, `{"version":1,"activeProvider":"openai","providers":{"openai":{"baseURL":"`+srv.URL()+`","model":"gpt-4.1","models":["gpt-4.1","gpt-4o"],"requiresApiKey":true,"configured":true}}}`,
 		"OPENAI_API_KEY", refreshKey)

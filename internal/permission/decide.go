@@ -159,6 +159,23 @@ type PartDecision struct {
 	Reason string `json:"reason"`
 }
 
+// ReadOnly reports whether d allows a command the classifier judged
+// read-only in every part: no rule, mode, hook or grant was needed. Such a
+// call changes nothing, so it may run beside other reads (the agent runs
+// it in a parallel batch); deciding this per call, not per tool, lets
+// `grep -rn x .` run with read_file while `go test` waits its turn.
+func (d *Decision) ReadOnly() bool {
+	if d.Action != Allow || d.Tool != CommandTool || len(d.Parts) == 0 {
+		return false
+	}
+	for i := range d.Parts {
+		if p := &d.Parts[i]; p.Action != Allow || p.Source.Kind != SourceReadOnly || !p.Part.ReadOnly {
+			return false
+		}
+	}
+	return true
+}
+
 // Decide decides a call. It never fails: anything it cannot judge asks
 // (or, in plan mode, is denied).
 func (p *Policy) Decide(req Request) Decision {
@@ -291,6 +308,9 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	if d := p.judgeNamedPaths(part, paths, req, quoted); d != nil {
 		return set(d.Action, d.Source, d.Reason)
 	}
+	if d := p.judgeWrittenPaths(part, req, quoted); d != nil {
+		return set(d.Action, d.Source, d.Reason)
+	}
 	if part.Kind == PartRedirect && part.Path != "" {
 		if store := p.secretStore(part.Path, req.Home); store != "" && !p.namesStore("edit_file", part.Path, store, req.Workspace, req.Home) {
 			return set(Deny, Source{Kind: SourceHardCheck, Check: CheckSecretStore},
@@ -319,6 +339,9 @@ func (p *Policy) judgePart(part *CommandPart, req Request, whole string, mode Mo
 	}
 	if r := p.match(Ask, loose); r != nil {
 		return set(Ask, ruleSource(r), ruleReason(r, quoted))
+	}
+	if why := p.unknownWrite(part, req, quoted); why != "" {
+		return set(Ask, Source{Kind: SourceHardCheck, Check: CheckUnknownWrite}, why)
 	}
 	beyond := ""
 	if part.ReadOnly {

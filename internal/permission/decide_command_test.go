@@ -58,6 +58,11 @@ func TestCommandDecisionsByMode(t *testing.T) {
 		{"[ -f go.mod ] && go vet ./...", allowAll},
 		{"test -d build || echo missing", allowAll},
 		{"echo $(pwd) `whoami`", allowAll},
+		// codex's safe list: base64 and numfmt only write to stdout.
+		{"base64 -d blob.b64 | head -c 100", allowAll},
+		{"base64 -w0 image.png", allowAll},
+		{"du -b file | numfmt --to=iec", allowAll},
+		{"base64 -d blob.b64 > out.bin", editInWS},
 		{"", allowAll},
 		{"# only a comment", allowAll},
 		{chain + "ls", allowAll},
@@ -279,5 +284,39 @@ func TestDenyNeverDegradesWithLength(t *testing.T) {
 				t.Errorf("%d × %q then rm -rf /: %s, want deny", n, sep, d.Action)
 			}
 		}
+	}
+}
+
+// A decision is ReadOnly only when the classifier alone allowed every
+// part of a command: a rule, the mode or a non-command tool does not make
+// a call safe to run beside others.
+func TestDecisionReadOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cmd   string
+		mode  Mode
+		allow []string
+		want  bool
+	}{
+		{cmd: "sleep 1; echo a", mode: ModeDefault, want: true},
+		{cmd: "grep -rn TODO . | wc -l", mode: ModeDefault, want: true},
+		{cmd: "ls > /dev/null", mode: ModeDefault, want: true},
+		{cmd: "git status", mode: ModeBypass, want: true},
+		{cmd: "touch x", mode: ModeBypass},
+		{cmd: "ls && touch x", mode: ModeBypass},
+		{cmd: "go test ./...", mode: ModeDefault, allow: []string{"run_command(go test:*)"}},
+		{cmd: "echo hi > out.txt", mode: ModeAcceptEdits},
+		{cmd: "", mode: ModeDefault},
+	}
+	for _, tt := range tests {
+		p := policy(t, tt.mode, tt.allow, nil, nil)
+		d := p.Decide(commandRequest(tt.cmd))
+		if got := d.ReadOnly(); got != tt.want {
+			t.Errorf("%q in %s: ReadOnly = %v, want %v (%s: %s)", tt.cmd, tt.mode, got, tt.want, d.Action, d.Reason)
+		}
+	}
+	d := policy(t, ModeDefault, nil, nil, nil).Decide(Request{Tool: "read_file", Risk: "read", Paths: []string{testWS + "/a"}, Workspace: testWS})
+	if d.Action != Allow || d.ReadOnly() {
+		t.Errorf("read_file: %s, ReadOnly %v; only commands are judged per call", d.Action, d.ReadOnly())
 	}
 }

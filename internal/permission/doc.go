@@ -37,7 +37,10 @@
 //  1. hard check: a catastrophic command is denied, in every mode;
 //  2. a matching deny rule denies; so does a read_file deny rule matching
 //     a file a command names (its arguments, input redirections, git's
-//     REV:PATH, a glob's matches), and — a hard check — a path in a
+//     REV:PATH, a glob's matches), an edit_file or write_file deny rule
+//     matching a file a command writes (an output redirection's target,
+//     the files tee, cp, mv, install, ln, rsync, sed -i, perl -i, dd of=,
+//     touch, truncate, rm, chmod and the like change), and — a hard check — a path in a
 //     well-known secret store (see [SecretStores]: ~/.ssh, ~/.aws,
 //     ~/.gnupg, ~/.config/gh, ~/.docker/config.json, ~/.netrc, … and the
 //     mx-claw home's secrets, config and database) that no allow rule
@@ -49,7 +52,9 @@
 //     bypass included — and is denied in plan mode;
 //  4. plan mode denies anything that is not read-only, with guidance
 //     ("plan mode: … is not allowed; describe the change instead");
-//  5. a matching ask rule asks;
+//  5. a matching ask rule asks; so does, while edit_file or write_file
+//     deny rules exist, a command that writes a file whose name cannot be
+//     known before it runs (`tee $f`), in every mode;
 //  6. a read-only command (see [ReadOnlyCommands]) or a read is allowed —
 //     unless the command reads outside the workspace (a path argument or
 //     its directory resolves outside it, or an argument cannot be known

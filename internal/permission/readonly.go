@@ -59,7 +59,7 @@ func alwaysReadOnly() []string {
 		"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
 		"whoami", "id", "groups", "uname", "nproc", "arch", "uptime", "seq", "sleep",
 		"cd", "pushd", "popd", "dirs", "exit", "return", "shift", "wait", "read",
-		"tty", "locale", "getconf",
+		"tty", "locale", "getconf", "base64", "numfmt",
 	}
 }
 

@@ -201,10 +201,9 @@ func searchRoots(part *CommandPart, paths []string) []string {
 		if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") }) {
 			return nil
 		}
-		for _, a := range args {
-			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-				break
-			}
+		// find's starting points come before its first option or
+		// expression; without one it searches the working directory.
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "(" && args[0] != "!" {
 			return paths
 		}
 		return []string{part.cwd}

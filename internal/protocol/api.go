@@ -90,26 +90,17 @@ type CancelResult struct {
 // "deny"; Scope (of an allow) is "once" (default), "session" or
 // "always"; Message is told to the model with a denial.
 type ApprovalAnswer struct {
-	Decision string `json:"decision"`
-	Scope    string `json:"scope,omitempty"`
-	Message  string `json:"message,omitempty"`
+	Decision ApprovalDecision `json:"decision"`
+	Scope    ApprovalScope    `json:"scope,omitempty"`
+	Message  string           `json:"message,omitempty"`
 }
-
-// The decisions and scopes of an ApprovalAnswer.
-const (
-	DecisionAllow = "allow"
-	DecisionDeny  = "deny"
-	ScopeOnce     = "once"
-	ScopeSession  = "session"
-	ScopeAlways   = "always"
-)
 
 // ApprovalAccepted is the answer (202) to an ApprovalAnswer: the turn goes
 // on (TurnID) with the call run or rejected.
 type ApprovalAccepted struct {
-	RequestID string `json:"requestId"`
-	Decision  string `json:"decision"`
-	TurnID    string `json:"turnId,omitempty"`
+	RequestID string           `json:"requestId"`
+	Decision  ApprovalDecision `json:"decision"`
+	TurnID    string           `json:"turnId,omitempty"`
 }
 
 // SetModel is the body of PUT /api/sessions/{id}/model.

@@ -122,6 +122,10 @@ type Event struct {
 	Session *Session `json:"session,omitempty"`
 	// RequestID identifies an approval (permission.*).
 	RequestID string `json:"requestId,omitempty"`
+	// AnsweredBy names who answered an approval (permission.resolved)
+	// when it was not the front end of the process that asked: "the web
+	// panel", "mx-claw approve", "another process".
+	AnsweredBy string `json:"answeredBy,omitempty"`
 	// ContextPercent is the share of the model's context window the last
 	// request used (usage, turn.completed), or the next one is estimated
 	// to use (compaction).

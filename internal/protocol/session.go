@@ -66,9 +66,20 @@ type Approval struct {
 	Call      ToolCall   `json:"call"`
 	Summary   string     `json:"summary"`
 	Remaining []ToolCall `json:"remaining,omitempty"`
-	// Status is "pending", "approved" or "rejected".
-	Status     string    `json:"status"`
-	Feedback   string    `json:"feedback,omitempty"`
+	// Status is pending, approved, rejected or cancelled.
+	Status   ApprovalStatus `json:"status"`
+	Feedback string         `json:"feedback,omitempty"`
+	// Scope and Rule are those of the answer: "once", "session" or
+	// "always", and the rule the person chose to save instead of the
+	// suggested one.
+	Scope ApprovalScope `json:"scope,omitempty"`
+	Rule  string        `json:"rule,omitempty"`
+	// AnsweredBy names who answered when it was not the process that
+	// asked: "the web panel", "mx-claw approve", "another process".
+	AnsweredBy string `json:"answeredBy,omitempty"`
+	// Waiter is the lease owner whose turn waits for the answer in its
+	// process (the REPL, a server); empty when the turn paused and ended.
+	Waiter     string    `json:"waiter,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	ResolvedAt time.Time `json:"resolvedAt,omitzero"`
 }
@@ -86,13 +97,13 @@ type Grant struct {
 // call, and what decided it (a rule, the mode, the user, a hook, a hard
 // check).
 type AuditEntry struct {
-	ID        int64     `json:"id"`
-	SessionID string    `json:"sessionId"`
-	Tool      string    `json:"tool"`
-	Summary   string    `json:"summary"`
-	Decision  string    `json:"decision"`
-	Source    string    `json:"source"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID        int64         `json:"id"`
+	SessionID string        `json:"sessionId"`
+	Tool      string        `json:"tool"`
+	Summary   string        `json:"summary"`
+	Decision  AuditDecision `json:"decision"`
+	Source    AuditSource   `json:"source"`
+	CreatedAt time.Time     `json:"createdAt"`
 }
 
 // FileVersion is the version of a file a session last read or wrote, as
@@ -108,10 +119,9 @@ type FileVersion struct {
 
 // Todo is one item of the task list the model keeps with todo_write.
 type Todo struct {
-	ID      string `json:"id,omitempty"`
-	Content string `json:"content"`
-	// Status is "pending", "in_progress" or "completed".
-	Status string `json:"status"`
+	ID      string     `json:"id,omitempty"`
+	Content string     `json:"content"`
+	Status  TodoStatus `json:"status"`
 }
 
 // Compaction records that the model's view of a session replaces its

@@ -102,6 +102,9 @@ func HelperMain(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, helperPrefix+"bad specification: "+err.Error())
 		return helperExit
 	}
+	// runHelper execs the command, so it returns only with an error on
+	// Linux; elsewhere it may run the command and return nil.
+	//lint:ignore SA4023 runHelper returns nil on other platforms
 	if err := runHelper(spec); err != nil {
 		fmt.Fprintln(stderr, helperPrefix+strings.TrimSpace(err.Error()))
 		return helperExit

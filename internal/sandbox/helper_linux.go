@@ -135,10 +135,10 @@ func execBwrap(s helperSpec) error {
 func applyLandlock(s helperSpec) error {
 	abi, err := llsyscall.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
-		return errors.New("Landlock is not enforced by this kernel")
+		return errors.New("this kernel does not enforce Landlock")
 	}
 	if s.ProxyPort > 0 && abi < 4 {
-		return fmt.Errorf("Landlock ABI %d cannot limit TCP to the proxy (allowedHosts needs ABI 4)", abi)
+		return fmt.Errorf("landlock ABI %d cannot limit TCP to the proxy (allowedHosts needs ABI 4)", abi)
 	}
 	cfg := landlock.V11.BestEffort()
 	if !s.NetOff && s.ProxyPort == 0 {
@@ -163,7 +163,7 @@ func applyLandlock(s helperSpec) error {
 		return fmt.Errorf("landlock: %v", err)
 	}
 	if fd < 0 {
-		return errors.New("Landlock is not enforced by this kernel")
+		return errors.New("this kernel does not enforce Landlock")
 	}
 	defer unix.Close(fd)
 	if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {

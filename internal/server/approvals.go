@@ -10,17 +10,23 @@ import (
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
+// AnsweredBy is how a process whose turn waits for an approval names the
+// server when the answer comes from it.
+const AnsweredBy = "the web panel"
+
 // answerWait is how long an answer to an approval a turn of this server
 // waits for is given to reach it before the request is answered anyway.
 const answerWait = 2 * time.Second
 
 // answerApproval serves POST /api/sessions/{id}/approvals/{requestId}
-// {"decision", "scope"?, "message"?}. The answer goes to the turn of this
-// server that waits for it, or resumes here a turn paused in the store (by
-// `mx-claw run --on-ask pause` in a terminal, or a server that stopped):
-// 202 and the turn goes on. Not pending: 404; the session busy in another
-// process: 409. A subagent's request may be answered with its own
-// session's id or with its parent's (nested.go).
+// {"decision", "scope"?, "message"?}. The answer goes to the turn that
+// waits for it — of this server, or of another process (the REPL in a
+// terminal), which takes it from the store and goes on there — or
+// resumes here a turn paused in the store (by `mx-claw run --on-ask
+// pause`, or a process that stopped): 202 and the turn goes on. Not
+// pending: 404; the session busy in another process: 409. A subagent's
+// request may be answered with its own session's id or with its parent's
+// (nested.go).
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	id, rid := r.PathValue("id"), r.PathValue("requestId")
 	var req protocol.ApprovalAnswer
@@ -52,11 +58,23 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 		scope = ""
 	}
 	ans := agent.ResolveRequest{SessionID: id, RequestID: rid, Approve: req.Decision == protocol.DecisionAllow,
-		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget()}
+		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget(), By: AnsweredBy}
 	out := protocol.ApprovalAccepted{RequestID: rid, Decision: req.Decision, TurnID: approval.TurnID}
-	if approval.SessionID != id || sess.ParentID != "" {
-		// A subagent's request, asked by its own session or its parent.
-		ans.SessionID = approval.SessionID
+	child := approval.SessionID != id || sess.ParentID != ""
+	// A subagent's request, asked by its own session or its parent, is
+	// answered in the subagent's session.
+	ans.SessionID = approval.SessionID
+	if s.app.Core.WaitsElsewhere(r.Context(), *approval) {
+		// A turn of another process (the REPL in a terminal) waits for
+		// it: the answer is stored, and that turn takes it and goes on
+		// there; its events reach the streams from the store.
+		if err := s.app.Core.Answer(r.Context(), ans, nil); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusAccepted, out)
+		return nil
+	}
+	if child {
 		return s.answerChild(w, r, cmp.Or(sess.ParentID, id), ans, out)
 	}
 

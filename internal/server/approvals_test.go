@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,18 +149,29 @@ func TestApprovalPausedByAnotherProcessContinuesInTheServer(t *testing.T) {
 	}
 }
 
-func TestApprovalWaitedForInAnotherProcessIsBusy(t *testing.T) {
+// An approval a turn of another process waits for (the REPL in a
+// terminal) is answered here: 202, the answer is stored, and that turn
+// takes it and goes on in its own process; the stream shows who answered
+// and the rest of the turn. Cancel and model switch stay that process's.
+func TestApprovalWaitedForInAnotherProcessIsAnsweredThere(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, nil, editReplies("x")...)
+	f := newFixture(t, nil, editReplies("edited from afar")...)
 	f.writeWS("main.go", "package main // v1\n")
 	s := f.newSession()
+	c := f.stream(s.ID, "", "")
+	c.until(protocol.EventStreamReady)
 	term := f.openApp()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	requested := make(chan protocol.Event, 1)
 	done := make(chan error, 1)
+	var mu sync.Mutex
+	var termEvents []protocol.Event
 	go func() {
 		done <- term.Core.Run(ctx, agent.TurnRequest{SessionID: s.ID, Input: "bump", OnAsk: agent.AskWait}, func(e protocol.Event) {
+			mu.Lock()
+			termEvents = append(termEvents, e)
+			mu.Unlock()
 			if e.Type == protocol.EventPermissionRequested {
 				requested <- e
 			}
@@ -171,17 +183,40 @@ func TestApprovalWaitedForInAnotherProcessIsBusy(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no approval requested")
 	}
-	resp, data := f.request("POST", "/api/sessions/"+s.ID+"/approvals/"+req.RequestID, protocol.ApprovalAnswer{Decision: "allow"}, f.auth())
-	checkError(t, "answer to another process's waiting turn", resp, data, http.StatusConflict, protocol.CodeSessionBusy)
-	resp, data = f.request("POST", "/api/sessions/"+s.ID+"/cancel", nil, f.auth())
+	resp, data := f.request("POST", "/api/sessions/"+s.ID+"/cancel", nil, f.auth())
 	checkError(t, "cancel of another process's turn", resp, data, http.StatusConflict, protocol.CodeSessionBusy)
 	resp, data = f.request("PUT", "/api/sessions/"+s.ID+"/model", protocol.SetModel{Model: "fake/other-model"}, f.auth())
 	checkError(t, "model switch during another process's turn", resp, data, http.StatusConflict, protocol.CodeSessionBusy)
-	cancel()
-	<-done
-	if strings.Contains(f.readWS("main.go"), "v2") {
-		t.Error("the edit ran")
+
+	var out protocol.ApprovalAccepted
+	f.mustAPI("POST", "/api/sessions/"+s.ID+"/approvals/"+req.RequestID, protocol.ApprovalAnswer{Decision: "allow"}, &out, http.StatusAccepted)
+	if out.TurnID != req.TurnID {
+		t.Errorf("accepted %+v, want the waiting turn %s", out, req.TurnID)
 	}
+	if err := <-done; err != nil {
+		t.Fatalf("the terminal's turn: %v", err)
+	}
+	if !strings.Contains(f.readWS("main.go"), "v2") {
+		t.Error("the approved edit did not run")
+	}
+	mu.Lock()
+	_, answer := userAndAnswer(termEvents)
+	mu.Unlock()
+	if answer != "edited from afar" {
+		t.Errorf("the terminal's turn ended with %q", answer)
+	}
+	evs := c.until(protocol.EventTurnCompleted)
+	var resolved *protocol.Event
+	for i, e := range evs {
+		if e.Type == protocol.EventPermissionResolved {
+			resolved = &evs[i]
+		}
+	}
+	if resolved == nil || resolved.AnsweredBy != AnsweredBy || resolved.OK == nil || !*resolved.OK {
+		t.Errorf("permission.resolved on the stream: %+v", resolved)
+	}
+	resp, data = f.request("POST", "/api/sessions/"+s.ID+"/approvals/"+req.RequestID, protocol.ApprovalAnswer{Decision: "deny"}, f.auth())
+	checkError(t, "a second answer", resp, data, http.StatusNotFound, protocol.CodeApprovalNotFound)
 }
 
 func hasType(evs []protocol.Event, typ protocol.EventType) bool {

@@ -37,7 +37,9 @@
 // the client to put in its input box; they are never sent after a later
 // message. An approval paused by another
 // process (`run --on-ask pause`) is answered here and its turn continues
-// here. The lease keeps one writer per session throughout.
+// here; one a turn of another process waits for (the REPL) is answered
+// by storing the answer, and that turn goes on there. The lease keeps one
+// writer per session throughout.
 //
 // # Event streams
 //

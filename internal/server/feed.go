@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,9 @@ type feed struct {
 	mu sync.Mutex
 	// last is the sequence of the last stored event published.
 	last int64
+	// turn is the turn whose deltas may go out as they come: the feed
+	// published its turn.started, or read the store for it once.
+	turn string
 	// children is the last stored sequence of each subagent's session
 	// published here (nested.go).
 	children map[string]int64
@@ -109,6 +113,15 @@ func (fs *feeds) publish(ctx context.Context, e protocol.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !stored(e) {
+		if e.TurnID != "" && e.TurnID != f.turn {
+			// The first delta of a turn the feed has not seen start: the
+			// feed began after the turn stored its start (a stream that
+			// subscribed just then). A client must never get a turn's
+			// deltas before its turn.started, so what is stored goes
+			// first. Once per turn: a resumed turn's start is older.
+			fs.fill(ctx, f, math.MaxInt64)
+			f.turn = e.TurnID
+		}
 		f.broker.Publish(&item{ev: e})
 		return
 	}
@@ -119,8 +132,7 @@ func (fs *feeds) publish(ctx context.Context, e protocol.Event) {
 		fs.fill(ctx, f, e.Sequence-1)
 	}
 	if e.Sequence == f.last+1 {
-		f.broker.Publish(&item{ev: e})
-		f.last = e.Sequence
+		f.put(e)
 	}
 }
 
@@ -140,8 +152,7 @@ func (fs *feeds) fill(ctx context.Context, f *feed, upTo int64) {
 			if e.Sequence != f.last+1 {
 				return
 			}
-			f.broker.Publish(&item{ev: e})
-			f.last = e.Sequence
+			f.put(e)
 		}
 	}
 }
@@ -183,13 +194,21 @@ func (fs *feeds) pollOne(ctx context.Context, f *feed) {
 			if e.Sequence != f.last+1 {
 				break
 			}
-			f.broker.Publish(&item{ev: e})
-			f.last = e.Sequence
+			f.put(e)
 		}
 		f.mu.Unlock()
 		if len(evs) < pollBatch {
 			return
 		}
+	}
+}
+
+// put publishes the stored event that follows f.last. f.mu is held.
+func (f *feed) put(e protocol.Event) {
+	f.broker.Publish(&item{ev: e})
+	f.last = e.Sequence
+	if e.Type == protocol.EventTurnStarted {
+		f.turn = e.TurnID
 	}
 }
 

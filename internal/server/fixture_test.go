@@ -60,8 +60,7 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 // newFixture starts a server; opts adjust its options.
 func newFixture(t testing.TB, opts func(*testOptions), replies ...llmtest.Reply) *fixture {
 	t.Helper()
-	f := &fixture{t: t, home: t.TempDir(), llm: llmtest.NewServer(replies...)}
-	t.Cleanup(f.llm.Close)
+	f := &fixture{t: t, home: t.TempDir(), llm: llmtest.NewTestServer(t, replies...)}
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +260,6 @@ func (f *fixture) waitIdle(id string) *protocol.Session {
 type client struct {
 	t      testing.TB
 	resp   *http.Response
-	r      *sse.Reader
 	cancel context.CancelFunc
 	events chan streamed
 	// session is the stream's session; lastID the last id the reader

@@ -144,11 +144,12 @@ func (s *Server) approvalOwner(ctx context.Context, id, rid string) (*protocol.A
 	return nil, nil
 }
 
-// answerChild answers a subagent's approval. A subagent asks only while
-// its parent's turn waits for it inside the task call (it is never paused
-// in the store), so the answer goes to that waiting turn: here if the
-// parent's turn is this server's, else the process running it answers
-// (409).
+// answerChild answers a subagent's approval that no other process's turn
+// waits for (answerApproval stores the answer for such a turn). A
+// subagent asks only while its parent's turn waits for it inside the task
+// call (it is never paused in the store), so the answer goes to that
+// waiting turn here if the parent's turn is this server's; otherwise
+// nothing can take it (409).
 func (s *Server) answerChild(w http.ResponseWriter, r *http.Request, parentID string, ans agent.ResolveRequest, out protocol.ApprovalAccepted) error {
 	rn := s.runner(parentID)
 	rn.mu.Lock()

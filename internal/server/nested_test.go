@@ -104,8 +104,8 @@ func TestSubagentApprovalOnTheParentsStream(t *testing.T) {
 // TestSubagentApprovalOfAnotherProcessReachesTheStream: a subagent of a
 // turn another process runs (a terminal) asks for approval; the parent's
 // stream shows the request from the store and the detail lists it, and
-// the server, which does not run that turn, says so (409) instead of
-// answering it.
+// the server's answer is stored for that process's waiting turn, which
+// takes it and goes on there (the subagent's edit is made).
 func TestSubagentApprovalOfAnotherProcessReachesTheStream(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil, taskReplies()...)
@@ -131,11 +131,18 @@ func TestSubagentApprovalOfAnotherProcessReachesTheStream(t *testing.T) {
 		t.Fatalf("the parent's pending approvals: %+v", d.PendingApprovals)
 	}
 	resp, data := f.request("POST", "/api/sessions/"+s.ID+"/approvals/"+req.RequestID, protocol.ApprovalAnswer{Decision: "allow"}, f.auth())
-	checkError(t, "answer to another process's subagent", resp, data, http.StatusConflict, protocol.CodeSessionBusy)
-	cancel()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("answer to another process's subagent: status %d, want 202\n%s", resp.StatusCode, data)
+	}
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the terminal's turn: %v", err)
+		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("the terminal's turn did not end on cancel")
+		t.Fatal("the terminal's turn did not go on after the answer")
+	}
+	if got := f.readWS("main.go"); !strings.Contains(got, "v2") {
+		t.Errorf("main.go after the approved subagent edit: %q", got)
 	}
 }

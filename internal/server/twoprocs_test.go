@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/mx-claw/mx-claw/internal/agent"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
@@ -37,13 +36,17 @@ func TestAnotherProcessesTurnReachesTheStreamAndAMessageWaitsForIt(t *testing.T)
 	}{
 		// The terminal's turn ends well: the terminal sends the queued
 		// message itself (its Core.Run goes on with the queue).
-		{"terminal sends it", llmtest.Reply{Text: "terminal answer", Pieces: 8, ChunkDelay: 150 * time.Millisecond}, protocol.EventTurnCompleted},
+		{"terminal sends it", llmtest.Reply{Text: "terminal answer", Pieces: 8}, protocol.EventTurnCompleted},
 		// The terminal's turn fails: the queued message is given back
 		// (input.returned), sent by nobody (issue 18).
-		{"given back", llmtest.Reply{Text: "cut", Pieces: 8, ChunkDelay: 150 * time.Millisecond, ErrorEvent: "provider broke"}, protocol.EventTurnFailed},
+		{"given back", llmtest.Reply{Text: "cut", Pieces: 8, ErrorEvent: "provider broke"}, protocol.EventTurnFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			// The terminal's answer waits until the browser's message is
+			// in, however slow the machine.
+			gate := make(chan struct{})
+			tc.first.Gate = gate
 			f := newFixture(t, nil, tc.first, llmtest.Text("queued answer"))
 			s := f.newSession()
 			c := f.stream(s.ID, "", "")
@@ -63,7 +66,18 @@ func TestAnotherProcessesTurnReachesTheStreamAndAMessageWaitsForIt(t *testing.T)
 			if !acc.Queued {
 				t.Fatalf("message during another process's turn: %+v, want queued", acc)
 			}
+			var list protocol.QueuedList
+			f.mustAPI("GET", "/api/sessions/"+s.ID+"/queued", nil, &list, http.StatusOK)
+			close(gate)
 			first := c.until(tc.firstEnd)
+			// input.queued carries the queued message with its id: a
+			// client need not read the list again.
+			for _, e := range first {
+				if e.Type == protocol.EventInputQueued && (len(e.Queued) != 1 || len(list.Queued) != 1 ||
+					e.Queued[0].ID != list.Queued[0].ID || e.Queued[0].Content != "from the browser") {
+					t.Errorf("input.queued %+v; the queue is %+v", e.Queued, list.Queued)
+				}
+			}
 			if u, _ := userAndAnswer(first); u != "from the terminal" {
 				t.Errorf("first turn's user message %q", u)
 			}

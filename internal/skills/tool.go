@@ -53,11 +53,11 @@ type toolArgs struct {
 	Query string `json:"query"`
 }
 
-func (*skillTool) Name() string            { return ToolName }
-func (*skillTool) Description() string     { return toolDescription }
-func (*skillTool) Schema() json.RawMessage { return json.RawMessage(toolSchema) }
-func (*skillTool) Risk() tools.Risk        { return tools.RiskRead }
-func (*skillTool) ConcurrencySafe() bool   { return true }
+// toolInfo is what the skill tool is to the agent; Info returns it, shared.
+var toolInfo = tools.Info{Name: ToolName, Description: toolDescription, Schema: json.RawMessage(toolSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (*skillTool) Info() tools.Info { return toolInfo }
 
 func (*skillTool) Summary(args json.RawMessage) string {
 	var a toolArgs

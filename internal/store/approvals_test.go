@@ -30,10 +30,10 @@ func TestApprovals(t *testing.T) {
 	if err := s.CreateApproval(ctx, a1); err != nil {
 		t.Fatal(err)
 	}
-	if a1.Status != ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
+	if a1.Status != protocol.ApprovalPending || !a1.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("CreateApproval left %+v", a1)
 	}
-	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}}
+	a2 := &protocol.Approval{ID: "a2", SessionID: "s", Call: protocol.ToolCall{ID: "c9", Name: "shell"}, Waiter: "owner-1"}
 	clock.Add(time.Second)
 	if err := s.CreateApproval(ctx, a2); err != nil {
 		t.Fatal(err)
@@ -56,28 +56,45 @@ func TestApprovals(t *testing.T) {
 		t.Errorf("PendingApprovals = %+v\nwant                %+v", got, want)
 	}
 
-	if err := s.ResolveApproval(ctx, "s", "a1", "maybe", ""); err == nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", Resolution{Status: "maybe"}); err == nil {
 		t.Error("ResolveApproval with a bad status succeeded")
 	}
-	if err := s.ResolveApproval(ctx, "other", "a1", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "other", "a1", Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ResolveApproval in the wrong session = %v", err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", ApprovalRejected, "not that"); err != nil {
+	if err := s.ResolveApproval(ctx, "s", "a1", Resolution{Status: protocol.ApprovalRejected, Feedback: "not that"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a1", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a1", Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("second ResolveApproval = %v, want ErrNotFound", err)
 	}
-	var status, feedback string
+	var status protocol.ApprovalStatus
+	var feedback string
 	var resolved int64
 	if err := s.r.QueryRow(`SELECT status, feedback, resolved_at FROM approvals WHERE id = 'a1'`).
-		Scan(&status, &feedback, &resolved); err != nil || status != ApprovalRejected || feedback != "not that" || resolved != ms(clock.Now()) {
+		Scan(&status, &feedback, &resolved); err != nil || status != protocol.ApprovalRejected || feedback != "not that" || resolved != ms(clock.Now()) {
 		t.Errorf("a1 stored as %q %q %d, %v", status, feedback, resolved, err)
+	}
+	// The whole answer is kept, for a turn waiting in another process.
+	if err := s.ResolveApproval(ctx, "s", "a2", Resolution{Status: protocol.ApprovalApproved, Scope: "session",
+		Rule: "run_command(go test:*)", By: "the web panel"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.GetApproval(ctx, "s", "a2")
+	if err != nil || a.Status != protocol.ApprovalApproved || a.Scope != "session" || a.Rule != "run_command(go test:*)" ||
+		a.AnsweredBy != "the web panel" || a.Waiter != "owner-1" || a.ResolvedAt.IsZero() {
+		t.Errorf("GetApproval after the answer = %+v, %v", a, err)
+	}
+	if _, err := s.GetApproval(ctx, "other", "a2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("GetApproval in the wrong session = %v", err)
 	}
 
 	got, _ = s.PendingApprovals(ctx, "s")
-	if len(got) != 1 || got[0].ID != "a2" {
+	if len(got) != 0 {
 		t.Errorf("PendingApprovals after resolve = %+v", got)
+	}
+	if err := s.CreateApproval(ctx, &protocol.Approval{ID: "a5", SessionID: "s", Call: protocol.ToolCall{ID: "c5", Name: "x"}}); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.ClearPendingApprovals(ctx, "s"); err != nil {
 		t.Fatal(err)
@@ -85,8 +102,11 @@ func TestApprovals(t *testing.T) {
 	if got, _ = s.PendingApprovals(ctx, "s"); len(got) != 0 {
 		t.Errorf("PendingApprovals after clear = %+v", got)
 	}
-	if err := s.ResolveApproval(ctx, "s", "a2", ApprovalApproved, ""); !errors.Is(err, ErrNotFound) {
+	if err := s.ResolveApproval(ctx, "s", "a5", Resolution{Status: protocol.ApprovalApproved}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ResolveApproval of a cancelled approval = %v", err)
+	}
+	if a, _ := s.GetApproval(ctx, "s", "a5"); a.Status != protocol.ApprovalCancelled {
+		t.Errorf("a cancelled approval reads %+v", a)
 	}
 	if got, _ = s.PendingApprovals(ctx, "other"); len(got) != 1 {
 		t.Errorf("ClearPendingApprovals touched another session: %+v", got)
@@ -104,7 +124,7 @@ func TestResolveApprovalOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
-		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", ApprovalApproved, "") })
+		wg.Go(func() { results <- s.ResolveApproval(ctx, "s", "a", Resolution{Status: protocol.ApprovalApproved}) })
 	}
 	wg.Wait()
 	close(results)

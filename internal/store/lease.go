@@ -175,3 +175,11 @@ func (s *SQLite) GetLease(ctx context.Context, sessionID string) (protocol.Lease
 // host (every process counts as running where that cannot be told). Other
 // packages use it to tell what a dead process of this host left behind.
 func ProcessAlive(pid int) bool { return processAlive(pid) }
+
+// OwnerGone reports whether owner (made by NewOwner) is a process of this
+// host that no longer runs. Owners it cannot judge (other hosts, foreign
+// formats) are not gone.
+func OwnerGone(owner string) bool {
+	host, pid, ok := parseOwner(owner)
+	return ok && host != unknownHost && host == hostname() && !processAlive(pid)
+}

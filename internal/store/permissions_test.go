@@ -33,7 +33,7 @@ func TestGrantsAuditTrust(t *testing.T) {
 		t.Errorf("grants of no scope: %+v", none)
 	}
 
-	for _, d := range []string{"allow", "deny"} {
+	for _, d := range []protocol.AuditDecision{protocol.AuditAllow, protocol.AuditDeny} {
 		e := &protocol.AuditEntry{SessionID: "s1", Tool: "run_command", Summary: "Run ls", Decision: d, Source: "mode default"}
 		if err := s.RecordAudit(ctx, e); err != nil || e.ID == 0 {
 			t.Fatalf("RecordAudit: %v, id %d", err, e.ID)

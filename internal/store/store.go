@@ -141,9 +141,14 @@ type Store interface {
 	// PendingApprovals returns the session's pending approvals, oldest
 	// first.
 	PendingApprovals(ctx context.Context, sessionID string) ([]protocol.Approval, error)
-	// ResolveApproval marks a pending approval "approved" or "rejected".
-	// It fails with ErrNotFound if no such approval is pending.
-	ResolveApproval(ctx context.Context, sessionID, id, status, feedback string) error
+	// GetApproval returns an approval whatever its status, or an error
+	// wrapping ErrNotFound.
+	GetApproval(ctx context.Context, sessionID, id string) (protocol.Approval, error)
+	// ResolveApproval stores the answer to a pending approval: approved
+	// or rejected, with its feedback, scope, rule and who gave it. It
+	// fails with ErrNotFound if no such approval is pending: of several
+	// answers, in any processes, the first wins.
+	ResolveApproval(ctx context.Context, sessionID, id string, r Resolution) error
 	// ClearPendingApprovals marks all the session's pending approvals
 	// "cancelled".
 	ClearPendingApprovals(ctx context.Context, sessionID string) error

@@ -76,14 +76,15 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 		if t == nil {
 			return nil, fmt.Errorf("register tool #%d: tool is nil", i)
 		}
-		name := t.Name()
+		info := t.Info()
+		name := info.Name
 		if err := checkToolName(name); err != nil {
 			return nil, fmt.Errorf("register tool #%d: %w", i, err)
 		}
 		if _, dup := r.entries[name]; dup {
 			return nil, fmt.Errorf("register tool %q: name already registered", name)
 		}
-		sch, err := compileSchema(t.Schema())
+		sch, err := compileSchema(info.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("register tool %q: %w", name, err)
 		}
@@ -109,14 +110,15 @@ func (r *Registry) With(extra ...Tool) (*Registry, error) {
 		if t == nil {
 			return nil, fmt.Errorf("register tool #%d: tool is nil", len(r.tools)+i)
 		}
-		name := t.Name()
+		info := t.Info()
+		name := info.Name
 		if err := checkToolName(name); err != nil {
 			return nil, fmt.Errorf("register tool #%d: %w", len(r.tools)+i, err)
 		}
 		if _, dup := out.entries[name]; dup {
 			return nil, fmt.Errorf("register tool %q: name already registered", name)
 		}
-		sch, err := compileSchema(t.Schema())
+		sch, err := compileSchema(info.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("register tool %q: %w", name, err)
 		}
@@ -130,10 +132,11 @@ func (r *Registry) With(extra ...Tool) (*Registry, error) {
 // rather than spoiling the whole set (an MCP server's tool whose schema
 // uses a draft mx-claw cannot validate, say).
 func CheckTool(t Tool) error {
-	if err := checkToolName(t.Name()); err != nil {
+	info := t.Info()
+	if err := checkToolName(info.Name); err != nil {
 		return err
 	}
-	_, err := compileSchema(t.Schema())
+	_, err := compileSchema(info.Schema)
 	return err
 }
 

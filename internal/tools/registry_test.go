@@ -14,11 +14,9 @@ type fakeTool struct {
 	schema string
 }
 
-func (f fakeTool) Name() string                   { return f.name }
-func (f fakeTool) Description() string            { return "a test tool" }
-func (f fakeTool) Schema() json.RawMessage        { return json.RawMessage(f.schema) }
-func (f fakeTool) Risk() Risk                     { return RiskRead }
-func (f fakeTool) ConcurrencySafe() bool          { return true }
+func (f fakeTool) Info() Info {
+	return Info{Name: f.name, Description: "a test tool", Schema: json.RawMessage(f.schema), Risk: RiskRead, ConcurrencySafe: true}
+}
 func (f fakeTool) Summary(json.RawMessage) string { return f.name }
 func (f fakeTool) Run(context.Context, *Env, json.RawMessage) (Result, error) {
 	return Result{}, nil
@@ -208,13 +206,13 @@ func TestRegistryLookupAndOrder(t *testing.T) {
 			t.Fatalf("Tools() has %d tools, want %d", len(got), len(names))
 		}
 		for i, tool := range got {
-			if tool.Name() != names[i] {
-				t.Errorf("Tools()[%d] = %s, want %s", i, tool.Name(), names[i])
+			if tool.Info().Name != names[i] {
+				t.Errorf("Tools()[%d] = %s, want %s", i, tool.Info().Name, names[i])
 			}
 		}
 		got[0] = nil // must not affect the registry
 	}
-	if tool, ok := r.Lookup("alpha"); !ok || tool.Name() != "alpha" {
+	if tool, ok := r.Lookup("alpha"); !ok || tool.Info().Name != "alpha" {
 		t.Errorf("Lookup(alpha) = %v, %v", tool, ok)
 	}
 	if _, ok := r.Lookup("gamma"); ok {

@@ -11,9 +11,9 @@ import (
 func (r *Registry) Only(names ...string) *Registry {
 	out := &Registry{entries: make(map[string]*entry, len(names))}
 	for _, t := range r.tools {
-		if slices.Contains(names, t.Name()) {
+		if name := t.Info().Name; slices.Contains(names, name) {
 			out.tools = append(out.tools, t)
-			out.entries[t.Name()] = r.entries[t.Name()]
+			out.entries[name] = r.entries[name]
 		}
 	}
 	return out
@@ -23,7 +23,7 @@ func (r *Registry) Only(names ...string) *Registry {
 func (r *Registry) Names() []string {
 	out := make([]string, len(r.tools))
 	for i, t := range r.tools {
-		out[i] = t.Name()
+		out[i] = t.Info().Name
 	}
 	return out
 }

@@ -39,19 +39,31 @@ const (
 	RiskExecute Risk = "execute"
 )
 
+// Info is what a tool is to the agent and the model: everything about it
+// that does not depend on a call.
+type Info struct {
+	// Name is the name the model calls the tool by.
+	Name string
+	// Description tells the model what the tool does and when to use it.
+	Description string
+	// Schema is the JSON schema of the tool's arguments (an object). It is
+	// shared: callers must not change it.
+	Schema json.RawMessage
+	// Risk is what a call may do.
+	Risk Risk
+	// ConcurrencySafe reports whether every call may run in parallel with
+	// other concurrency-safe calls. A tool whose calls differ (a command
+	// that only reads, one that writes) says false here; the agent decides
+	// such calls one by one.
+	ConcurrencySafe bool
+}
+
 // Tool is one action the model may ask for.
 type Tool interface {
-	// Name is the name the model calls the tool by.
-	Name() string
-	// Description tells the model what the tool does and when to use it.
-	Description() string
-	// Schema is the JSON schema of the tool's arguments (an object).
-	Schema() json.RawMessage
-	// Risk is what a call may do.
-	Risk() Risk
-	// ConcurrencySafe reports whether calls may run in parallel with other
-	// concurrency-safe calls.
-	ConcurrencySafe() bool
+	// Info describes the tool. It returns the same value for the tool's
+	// whole life and is called on every call, so it must be cheap (a
+	// shared value, not one built per call).
+	Info() Info
 	// Summary describes a call in one short line for people ("Read
 	// src/main.go"). args has passed schema validation.
 	Summary(args json.RawMessage) string

@@ -187,10 +187,10 @@ func (m *Model) todoList() string {
 	for _, t := range m.todos {
 		box := "☐"
 		switch t.Status {
-		case "completed":
+		case protocol.TodoCompleted:
 			box = "☑"
 			done++
-		case "in_progress":
+		case protocol.TodoInProgress:
 			box = "▶"
 		}
 		lines = append(lines, "  "+box+" "+oneLine(clean(t.Content), m.width-6))

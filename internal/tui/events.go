@@ -71,7 +71,9 @@ func (m *Model) handleEvent(ev protocol.Event) {
 		m.noteApprovals(n)
 	case protocol.EventPermissionResolved:
 		n := len(m.approvals)
-		m.dropApproval(ev.RequestID)
+		if m.dropApproval(ev.RequestID) {
+			m.answeredElsewhere(ev)
+		}
 		m.noteApprovals(n)
 	case protocol.EventUsage:
 		if ev.Usage != nil {
@@ -151,16 +153,40 @@ func (m *Model) noteApprovals(before int) {
 	}
 }
 
-func (m *Model) dropApproval(id string) {
+// dropApproval takes an approval off the prompt; it reports whether it
+// was still there (not answered here).
+func (m *Model) dropApproval(id string) bool {
 	for i, a := range m.approvals {
 		if a.RequestID == id {
 			m.approvals = append(m.approvals[:i], m.approvals[i+1:]...)
-			if i == 0 {
+			if i == 0 && m.feedback {
+				// The feedback being typed is for an answer given
+				// elsewhere meanwhile.
 				m.feedback = false
+				m.input.Reset()
 			}
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// answeredElsewhere prints the answer another front end gave to an
+// approval this prompt showed (the web panel, `mx-claw approve`).
+func (m *Model) answeredElsewhere(ev protocol.Event) {
+	by := ev.AnsweredBy
+	if by == "" {
+		by = "another window"
+	}
+	approved := ev.OK != nil && *ev.OK
+	verdict, mark := "Allowed by "+by, m.th.ok.Render("✓ ")
+	if !approved {
+		verdict, mark = "Denied by "+by, m.th.fail.Render("✗ ")
+		if ev.Text != "" {
+			verdict += ": " + clean(ev.Text)
+		}
+	}
+	m.print(mark + m.th.dim.Render(oneLine(verdict+" — "+clean(ev.Summary), m.width-4)))
 }
 
 // turnDone prints how the turn ended and what it cost.

@@ -152,7 +152,7 @@ func (m *Model) submit() []tea.Cmd {
 	if m.feedback && len(m.approvals) > 0 {
 		m.input.Reset()
 		m.feedback = false
-		return m.answer(false, "once", text)
+		return m.answer(false, protocol.ScopeOnce, text)
 	}
 	if text == "" {
 		return nil
@@ -189,13 +189,13 @@ func (m *Model) submit() []tea.Cmd {
 func (m *Model) approvalKey(s string) []tea.Cmd {
 	switch s {
 	case "y", "Y":
-		return m.answer(true, "once", "")
+		return m.answer(true, protocol.ScopeOnce, "")
 	case "s", "S":
-		return m.answer(true, "session", "")
+		return m.answer(true, protocol.ScopeSession, "")
 	case "a", "A":
-		return m.answer(true, "always", "")
+		return m.answer(true, protocol.ScopeAlways, "")
 	case "n", "N":
-		return m.answer(false, "once", "")
+		return m.answer(false, protocol.ScopeOnce, "")
 	case "f", "F":
 		m.feedback = true
 		m.input.Reset()
@@ -212,11 +212,12 @@ func (m *Model) approvalKey(s string) []tea.Cmd {
 }
 
 // answer sends the decision on the first approval and prints it.
-func (m *Model) answer(approve bool, scope, feedback string) []tea.Cmd {
+func (m *Model) answer(approve bool, scope protocol.ApprovalScope, feedback string) []tea.Cmd {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
 	m.noteApprovals(len(m.approvals) + 1)
-	verdict := map[string]string{"once": "Allowed once", "session": "Allowed for this session", "always": "Allowed always in this project"}[scope]
+	verdict := map[protocol.ApprovalScope]string{protocol.ScopeOnce: "Allowed once", protocol.ScopeSession: "Allowed for this session",
+		protocol.ScopeAlways: "Allowed always in this project"}[scope]
 	if !approve {
 		verdict = "Denied"
 		if feedback != "" {

@@ -363,7 +363,7 @@ func TestApprovalKeys(t *testing.T) {
 	for _, c := range []struct {
 		keys    string
 		approve bool
-		scope   string
+		scope   protocol.ApprovalScope
 		fb      string
 	}{
 		{"y", true, "once", ""}, {"s", true, "session", ""}, {"a", true, "always", ""}, {"n", false, "once", ""},

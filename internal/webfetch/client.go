@@ -252,7 +252,7 @@ func parseURL(raw string) (*url.URL, error) {
 	case "":
 		return nil, fmt.Errorf("%w: %q has no scheme (write https://…)", ErrScheme, raw)
 	default:
-		return nil, fmt.Errorf("%w, not %s:", ErrScheme, u.Scheme)
+		return nil, fmt.Errorf("%w, not %s URLs", ErrScheme, u.Scheme)
 	}
 	if u.Hostname() == "" {
 		return nil, fmt.Errorf("invalid URL %q: no host", raw)

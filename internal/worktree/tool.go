@@ -35,11 +35,12 @@ type mergeArgs struct {
 	Branch string `json:"branch"`
 }
 
-func (MergeTool) Name() string            { return MergeToolName }
-func (MergeTool) Description() string     { return mergeDescription }
-func (MergeTool) Schema() json.RawMessage { return json.RawMessage(mergeSchema) }
-func (MergeTool) Risk() tools.Risk        { return tools.RiskWrite }
-func (MergeTool) ConcurrencySafe() bool   { return false }
+// mergeInfo is what the merge tool is to the agent; Info returns it, shared.
+var mergeInfo = tools.Info{Name: MergeToolName, Description: mergeDescription, Schema: json.RawMessage(mergeSchema),
+	Risk: tools.RiskWrite}
+
+func (MergeTool) Info() tools.Info { return mergeInfo }
+
 func (MergeTool) Summary(args json.RawMessage) string {
 	var a mergeArgs
 	if json.Unmarshal(args, &a) != nil || a.Branch == "" {

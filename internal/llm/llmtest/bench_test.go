@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -22,7 +23,10 @@ func BenchmarkStep(b *testing.B) {
 
 	var msgs []map[string]any
 	for i := range 40 {
-		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "call_x", "content": strings.Repeat("line of a file\n", 80+i)})
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": id, "type": "function",
+			"function": map[string]any{"name": "read", "arguments": `{"path":"a.go"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": strings.Repeat("line of a file\n", 80+i)})
 	}
 	var tools []map[string]any
 	for i := range 20 {

@@ -134,6 +134,9 @@ type (
 // complete sends a as one chat.completion object.
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, a *answerInfo) {
 	rep := a.rep
+	if rep.Gate != nil {
+		s.await(r, rep.Gate)
+	}
 	if rep.Hang {
 		s.hang(r)
 	}

@@ -13,6 +13,13 @@
 // stream_options.include_usage, and data: [DONE]. It also serves
 // GET /v1/models, and it records every request it sees.
 //
+// Every chat request is checked for the pairing real providers enforce
+// (CheckChat: each tool message follows its assistant call, every call has
+// exactly one result, in call order). A request that breaks it is answered
+// 400, as a provider would, and kept in Violations; NewTestServer fails
+// the test at its end if there was one, so every agent and end-to-end test
+// guards DESIGN §2's second invariant without asking.
+//
 // Failures come on cue, as fields of a Reply: an HTTP error status with
 // Retry-After, a connection cut in the middle of a tool call's arguments, a
 // stream that hangs until the client or the server gives up, an

@@ -72,6 +72,12 @@ type Reply struct {
 	// RetryAfter and ChunkDelay apply to it, and a non-zero Status
 	// replaces it.
 	SSE string `json:"sse,omitempty"`
+
+	// Gate, if set, holds the answer after its first (role) chunk until
+	// the channel is closed: a test decides when the model goes on,
+	// instead of guessing how long a step takes on a loaded machine. Go
+	// only; a script cannot set it.
+	Gate <-chan struct{} `json:"-"`
 }
 
 // ToolCall is one tool call of a Reply, or of an assistant message in a

@@ -48,6 +48,10 @@ type Server struct {
 	noBodies  bool
 	onRequest func(*Request)
 	closeEach bool // answer with "Connection: close"
+	// noChecks turns off CheckChat on chat requests; violations are
+	// what it found.
+	noChecks   bool
+	violations []string
 
 	conns    atomic.Int64 // connections accepted (servers that listen)
 	accepted sync.Map     // remote address → time.Time its connection was accepted
@@ -252,15 +256,20 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Size = len(body)
 	isChat := req.Path == chatPath && req.Method == http.MethodPost
-	var parseErr error
+	var parseErr, invalid error
 	if isChat {
 		req.Chat, parseErr = parseChat(body)
 	}
 	s.record(&req, body)
+	if isChat && parseErr == nil {
+		invalid = s.check(&req)
+	}
 
 	switch {
 	case isChat && parseErr != nil:
 		writeError(w, http.StatusBadRequest, "fakellm: request body is not valid JSON: "+parseErr.Error(), "invalid_request_error")
+	case isChat && invalid != nil:
+		writeError(w, http.StatusBadRequest, "fakellm: invalid messages: "+invalid.Error(), "invalid_request_error")
 	case isChat:
 		rep := s.next(&req)
 		s.answer(w, r, &req, &rep)

@@ -51,6 +51,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, a *answerInfo) {
 	st.begin()
 	st.buf = append(st.buf, `{"role":"assistant","content":""}`...)
 	st.end("")
+	if rep.Gate != nil {
+		s.await(r, rep.Gate)
+	}
 	if rep.Hang {
 		switch {
 		case rep.Reasoning != "":
@@ -209,6 +212,18 @@ func (s *Server) hang(r *http.Request) {
 	case <-s.done:
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// await waits until gate is closed. If the client goes away or the
+// server closes first, it breaks off the answer.
+func (s *Server) await(r *http.Request, gate <-chan struct{}) {
+	select {
+	case <-gate:
+	case <-r.Context().Done():
+		panic(http.ErrAbortHandler)
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // pause waits for d, on t if it is not nil. If the client goes away or

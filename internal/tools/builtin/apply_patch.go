@@ -44,11 +44,11 @@ type applyPatchArgs struct {
 	Patch string `json:"patch"`
 }
 
-func (*applyPatch) Name() string            { return "apply_patch" }
-func (*applyPatch) Description() string     { return applyPatchDescription }
-func (*applyPatch) Schema() json.RawMessage { return json.RawMessage(applyPatchSchema) }
-func (*applyPatch) Risk() tools.Risk        { return tools.RiskWrite }
-func (*applyPatch) ConcurrencySafe() bool   { return false }
+// applyPatchInfo is what apply_patch is to the agent; Info returns it, shared.
+var applyPatchInfo = tools.Info{Name: "apply_patch", Description: applyPatchDescription, Schema: json.RawMessage(applyPatchSchema),
+	Risk: tools.RiskWrite, ConcurrencySafe: false}
+
+func (*applyPatch) Info() tools.Info { return applyPatchInfo }
 func (*applyPatch) Summary(args json.RawMessage) string {
 	var a applyPatchArgs
 	if decodeArgs(args, &a) != nil {
@@ -105,7 +105,11 @@ func (*applyPatch) Run(ctx context.Context, env *tools.Env, args json.RawMessage
 	}
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Applied the patch (%s):\n", pluralCount(len(pl.summary), "change"))
+	if changes := len(pl.summary) - pl.unchanged; changes == 0 {
+		sb.WriteString("The patch changed nothing:\n")
+	} else {
+		fmt.Fprintf(&sb, "Applied the patch (%s):\n", pluralCount(changes, "change"))
+	}
 	for _, s := range pl.summary {
 		sb.WriteString(s + "\n")
 	}
@@ -131,12 +135,13 @@ type patchFile struct {
 // patchPlan applies a patch's operations in memory, in order, so that
 // nothing is written unless every operation succeeds.
 type patchPlan struct {
-	env     *tools.Env
-	ws      *tools.Workspace
-	files   map[string]*patchFile // by canonical absolute path
-	order   []*patchFile          // in the order first touched
-	summary []string              // "A path", "M path", "D path", "R old -> new"
-	diffs   strings.Builder
+	env       *tools.Env
+	ws        *tools.Workspace
+	files     map[string]*patchFile // by canonical absolute path
+	order     []*patchFile          // in the order first touched
+	summary   []string              // "A path", "M path", "D path", "R old -> new", "= path (unchanged…)"
+	unchanged int                   // the "=" entries of summary
+	diffs     strings.Builder
 }
 
 // load returns the file at p as the patch has left it so far, reading it
@@ -255,9 +260,7 @@ func (pl *patchPlan) update(op patch.FileOp) error {
 		return fmt.Errorf("update %s: %w", f.rel, err)
 	}
 	if op.MoveTo == "" {
-		f.data = []byte(updated)
-		pl.summary = append(pl.summary, "M "+f.rel)
-		pl.diffs.WriteString(patch.Unified(diffLabel("a", f.rel), diffLabel("b", f.rel), old, updated, diffContext))
+		pl.modified(f, old, updated)
 		return nil
 	}
 
@@ -269,9 +272,7 @@ func (pl *patchPlan) update(op patch.FileOp) error {
 		return fmt.Errorf("move %s to %s: %w", f.rel, displayPath(op.MoveTo), err)
 	}
 	if dst == f {
-		f.data = []byte(updated)
-		pl.summary = append(pl.summary, "M "+f.rel)
-		pl.diffs.WriteString(patch.Unified(diffLabel("a", f.rel), diffLabel("b", f.rel), old, updated, diffContext))
+		pl.modified(f, old, updated)
 		return nil
 	}
 	if dst.exists {
@@ -286,6 +287,26 @@ func (pl *patchPlan) update(op patch.FileOp) error {
 	pl.summary = append(pl.summary, "R "+f.rel+" -> "+dst.rel)
 	pl.diffs.WriteString(patch.Unified(diffLabel("a", f.rel), diffLabel("b", dst.rel), old, updated, diffContext))
 	return nil
+}
+
+// unchangedNote follows a file whose hunks matched but changed nothing.
+// Such a hunk is accepted rather than refused (codex refuses a hunk line
+// without a prefix; here it is context that lost its leading space, a
+// known slip that must still match the file): the file is left alone, and
+// the model is told, so it does not take "M" for a change it meant.
+const unchangedNote = " (unchanged: its hunks leave it as it was; start lines to remove with - and lines to add with +)"
+
+// modified records the update of f from old to updated in the summary and
+// the diffs: "M path" with its diff, or "= path" when nothing changed.
+func (pl *patchPlan) modified(f *patchFile, old, updated string) {
+	if updated == old {
+		pl.summary = append(pl.summary, "= "+f.rel+unchangedNote)
+		pl.unchanged++
+		return
+	}
+	f.data = []byte(updated)
+	pl.summary = append(pl.summary, "M "+f.rel)
+	pl.diffs.WriteString(patch.Unified(diffLabel("a", f.rel), diffLabel("b", f.rel), old, updated, diffContext))
 }
 
 // refuseSymlink refuses to delete or move the symlink p itself: resolving

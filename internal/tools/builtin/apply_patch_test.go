@@ -119,6 +119,21 @@ func TestApplyPatch(t *testing.T) {
 			has:  []string{"M a.txt\nM a.txt\nA c.txt\nM c.txt\n"},
 		},
 		{
+			// codex's scenario: hunk lines without a prefix are context, so
+			// the hunk matches and changes nothing; it is reported as such.
+			name:  "a hunk that changes nothing",
+			patch: patchArgs("*** Begin Patch", "*** Update File: a.txt", "@@", "one", "two", "*** End Patch"),
+			want:  map[string]string{"a.txt": "one\ntwo\nthree\n"},
+			out:   "The patch changed nothing:\n= a.txt" + unchangedNote + "\n",
+		},
+		{
+			name: "an unchanged file beside a changed one",
+			patch: patchArgs("*** Begin Patch", "*** Update File: a.txt", "@@", "-one", "+one",
+				"*** Update File: old.txt", "@@", "-bye", "+hi", "*** End Patch"),
+			want: map[string]string{"a.txt": "one\ntwo\nthree\n", "old.txt": "hi\n"},
+			has:  []string{"Applied the patch (1 change):\n= a.txt" + unchangedNote + "\nM old.txt\n"},
+		},
+		{
 			name:  "crlf",
 			patch: patchArgs("*** Begin Patch", "*** Update File: crlf.txt", "@@", " one", "-two", "+2", "+3", "*** End Patch"),
 			want:  map[string]string{"crlf.txt": "one\r\n2\r\n3\r\n"},

@@ -47,12 +47,12 @@ func run(t *testing.T, tool tools.Tool, env *tools.Env, args string) (string, er
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := reg.Validate(tool.Name(), json.RawMessage(args)); err != nil {
-		t.Fatalf("%s(%s) does not validate: %v", tool.Name(), args, err)
+	if err := reg.Validate(tool.Info().Name, json.RawMessage(args)); err != nil {
+		t.Fatalf("%s(%s) does not validate: %v", tool.Info().Name, args, err)
 	}
 	res, err := tool.Run(context.Background(), env, json.RawMessage(args))
 	if err == nil && res.IsError {
-		t.Fatalf("%s(%s) returned an error result: %s", tool.Name(), args, res.Content)
+		t.Fatalf("%s(%s) returned an error result: %s", tool.Info().Name, args, res.Content)
 	}
 	return res.Content, err
 }
@@ -84,16 +84,16 @@ func TestAll(t *testing.T) {
 	}
 	for i, w := range want {
 		tool := got[i]
-		if tool.Name() != w.name || tool.Risk() != w.risk || tool.ConcurrencySafe() != w.safe {
-			t.Errorf("tool %d = %s/%s/%v, want %s/%s/%v", i, tool.Name(), tool.Risk(),
-				tool.ConcurrencySafe(), w.name, w.risk, w.safe)
+		if tool.Info().Name != w.name || tool.Info().Risk != w.risk || tool.Info().ConcurrencySafe != w.safe {
+			t.Errorf("tool %d = %s/%s/%v, want %s/%s/%v", i, tool.Info().Name, tool.Info().Risk,
+				tool.Info().ConcurrencySafe, w.name, w.risk, w.safe)
 		}
-		if len(strings.TrimSpace(tool.Description())) < 100 {
-			t.Errorf("%s has a too short description: %q", tool.Name(), tool.Description())
+		if len(strings.TrimSpace(tool.Info().Description)) < 100 {
+			t.Errorf("%s has a too short description: %q", tool.Info().Name, tool.Info().Description)
 		}
 		var schema map[string]any
-		if err := json.Unmarshal(tool.Schema(), &schema); err != nil {
-			t.Errorf("%s schema: %v", tool.Name(), err)
+		if err := json.Unmarshal(tool.Info().Schema, &schema); err != nil {
+			t.Errorf("%s schema: %v", tool.Info().Name, err)
 		}
 	}
 }
@@ -144,7 +144,7 @@ func TestSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := tt.tool.Summary(json.RawMessage(tt.args)); got != tt.want {
-			t.Errorf("%s.Summary(%s) = %q, want %q", tt.tool.Name(), tt.args, got, tt.want)
+			t.Errorf("%s.Summary(%s) = %q, want %q", tt.tool.Info().Name, tt.args, got, tt.want)
 		}
 	}
 }
@@ -152,12 +152,12 @@ func TestSummary(t *testing.T) {
 func TestNoWorkspace(t *testing.T) {
 	t.Parallel()
 	for _, tool := range All() {
-		if tool.Name() == "todo_write" {
+		if tool.Info().Name == "todo_write" {
 			continue // keeps no files
 		}
 		_, err := tool.Run(context.Background(), &tools.Env{}, json.RawMessage(`{"path":"a","content":""}`))
 		if err == nil {
-			t.Errorf("%s ran without a workspace", tool.Name())
+			t.Errorf("%s ran without a workspace", tool.Info().Name)
 		}
 	}
 }

@@ -67,11 +67,11 @@ type editFileArgs struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func (*editFile) Name() string            { return "edit_file" }
-func (*editFile) Description() string     { return editFileDescription }
-func (*editFile) Schema() json.RawMessage { return json.RawMessage(editFileSchema) }
-func (*editFile) Risk() tools.Risk        { return tools.RiskWrite }
-func (*editFile) ConcurrencySafe() bool   { return false }
+// editFileInfo is what edit_file is to the agent; Info returns it, shared.
+var editFileInfo = tools.Info{Name: "edit_file", Description: editFileDescription, Schema: json.RawMessage(editFileSchema),
+	Risk: tools.RiskWrite, ConcurrencySafe: false}
+
+func (*editFile) Info() tools.Info { return editFileInfo }
 func (*editFile) Summary(args json.RawMessage) string {
 	var a editFileArgs
 	if decodeArgs(args, &a) != nil {

@@ -356,7 +356,7 @@ func TestEditSummaryAndSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := tt.tool.Summary(json.RawMessage(tt.args)); got != tt.want {
-			t.Errorf("%s.Summary(%s) = %q, want %q", tt.tool.Name(), tt.args, got, tt.want)
+			t.Errorf("%s.Summary(%s) = %q, want %q", tt.tool.Info().Name, tt.args, got, tt.want)
 		}
 	}
 

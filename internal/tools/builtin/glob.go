@@ -61,11 +61,11 @@ func (a globArgs) path() string {
 	return pathOrDot(a.Path)
 }
 
-func (*glob) Name() string            { return "glob" }
-func (*glob) Description() string     { return globDescription }
-func (*glob) Schema() json.RawMessage { return json.RawMessage(globSchema) }
-func (*glob) Risk() tools.Risk        { return tools.RiskRead }
-func (*glob) ConcurrencySafe() bool   { return true }
+// globInfo is what glob is to the agent; Info returns it, shared.
+var globInfo = tools.Info{Name: "glob", Description: globDescription, Schema: json.RawMessage(globSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (*glob) Info() tools.Info { return globInfo }
 func (*glob) Summary(args json.RawMessage) string {
 	var a globArgs
 	if decodeArgs(args, &a) != nil {

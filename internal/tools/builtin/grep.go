@@ -129,11 +129,11 @@ func (a grepArgs) path() string {
 	return pathOrDot(a.Path)
 }
 
-func (*grep) Name() string            { return "grep" }
-func (*grep) Description() string     { return grepDescription }
-func (*grep) Schema() json.RawMessage { return json.RawMessage(grepSchema) }
-func (*grep) Risk() tools.Risk        { return tools.RiskRead }
-func (*grep) ConcurrencySafe() bool   { return true }
+// grepInfo is what grep is to the agent; Info returns it, shared.
+var grepInfo = tools.Info{Name: "grep", Description: grepDescription, Schema: json.RawMessage(grepSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (*grep) Info() tools.Info { return grepInfo }
 func (*grep) Summary(args json.RawMessage) string {
 	var a grepArgs
 	if decodeArgs(args, &a) != nil {

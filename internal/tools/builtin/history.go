@@ -69,11 +69,11 @@ type readToolOutputArgs struct {
 	Limit  int    `json:"limit"`
 }
 
-func (readToolOutput) Name() string            { return "read_tool_output" }
-func (readToolOutput) Description() string     { return readToolOutputDescription }
-func (readToolOutput) Schema() json.RawMessage { return json.RawMessage(readToolOutputSchema) }
-func (readToolOutput) Risk() tools.Risk        { return tools.RiskRead }
-func (readToolOutput) ConcurrencySafe() bool   { return true }
+// readToolOutputInfo is what read_tool_output is to the agent; Info returns it, shared.
+var readToolOutputInfo = tools.Info{Name: "read_tool_output", Description: readToolOutputDescription, Schema: json.RawMessage(readToolOutputSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (readToolOutput) Info() tools.Info { return readToolOutputInfo }
 func (readToolOutput) Summary(args json.RawMessage) string {
 	var a readToolOutputArgs
 	switch {
@@ -227,11 +227,11 @@ type searchHistoryArgs struct {
 	MaxResults int    `json:"max_results"`
 }
 
-func (searchHistory) Name() string            { return "search_history" }
-func (searchHistory) Description() string     { return searchHistoryDescription }
-func (searchHistory) Schema() json.RawMessage { return json.RawMessage(searchHistorySchema) }
-func (searchHistory) Risk() tools.Risk        { return tools.RiskRead }
-func (searchHistory) ConcurrencySafe() bool   { return true }
+// searchHistoryInfo is what search_history is to the agent; Info returns it, shared.
+var searchHistoryInfo = tools.Info{Name: "search_history", Description: searchHistoryDescription, Schema: json.RawMessage(searchHistorySchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (searchHistory) Info() tools.Info { return searchHistoryInfo }
 func (searchHistory) Summary(args json.RawMessage) string {
 	var a searchHistoryArgs
 	if decodeArgs(args, &a) != nil {

@@ -56,11 +56,11 @@ func (a listDirArgs) path() string {
 	return pathOrDot(a.Path)
 }
 
-func (*listDir) Name() string            { return "list_dir" }
-func (*listDir) Description() string     { return listDirDescription }
-func (*listDir) Schema() json.RawMessage { return json.RawMessage(listDirSchema) }
-func (*listDir) Risk() tools.Risk        { return tools.RiskRead }
-func (*listDir) ConcurrencySafe() bool   { return true }
+// listDirInfo is what list_dir is to the agent; Info returns it, shared.
+var listDirInfo = tools.Info{Name: "list_dir", Description: listDirDescription, Schema: json.RawMessage(listDirSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (*listDir) Info() tools.Info { return listDirInfo }
 func (*listDir) Summary(args json.RawMessage) string {
 	var a listDirArgs
 	if decodeArgs(args, &a) != nil {

@@ -66,11 +66,12 @@ type processArgs struct {
 	Timeout jsonInt `json:"timeout"`
 }
 
-func (processOutput) Name() string            { return "process_output" }
-func (processOutput) Description() string     { return processOutputDescription }
-func (processOutput) Schema() json.RawMessage { return json.RawMessage(processOutputSchema) }
-func (processOutput) Risk() tools.Risk        { return tools.RiskRead }
-func (processOutput) ConcurrencySafe() bool   { return true }
+// processOutputInfo is what process_output is to the agent; Info returns it, shared.
+var processOutputInfo = tools.Info{Name: "process_output", Description: processOutputDescription, Schema: json.RawMessage(processOutputSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (processOutput) Info() tools.Info { return processOutputInfo }
+
 func (processOutput) Summary(args json.RawMessage) string {
 	var a processArgs
 	if decodeArgs(args, &a) != nil {
@@ -117,13 +118,19 @@ func (processOutput) Run(ctx context.Context, env *tools.Env, args json.RawMessa
 	return tools.Result{Content: b.String(), IsError: pattern != nil && !r.Matched}, nil
 }
 
-func (processKill) Name() string            { return "process_kill" }
-func (processKill) Description() string     { return processKillDescription }
-func (processKill) Schema() json.RawMessage { return json.RawMessage(processKillSchema) }
-func (processKill) Risk() tools.Risk        { return tools.RiskRead }
-func (processKill) ConcurrencySafe() bool   { return false }
+// processKillInfo is what process_kill is to the agent; Info returns it, shared.
+var processKillInfo = tools.Info{Name: "process_kill", Description: processKillDescription, Schema: json.RawMessage(processKillSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: false}
+
+func (processKill) Info() tools.Info { return processKillInfo }
+
+// processKillArgs are process_kill's arguments: only the id.
+type processKillArgs struct {
+	ID string `json:"id"`
+}
+
 func (processKill) Summary(args json.RawMessage) string {
-	var a processArgs
+	var a processKillArgs
 	if decodeArgs(args, &a) != nil {
 		return "Stop a background process"
 	}
@@ -131,7 +138,7 @@ func (processKill) Summary(args json.RawMessage) string {
 }
 
 func (processKill) Run(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
-	var a processArgs
+	var a processKillArgs
 	if err := decodeArgs(args, &a); err != nil {
 		return tools.Result{}, err
 	}

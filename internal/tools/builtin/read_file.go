@@ -75,11 +75,11 @@ type readFileArgs struct {
 	Limit  *jsonInt `json:"limit"`
 }
 
-func (*readFile) Name() string            { return "read_file" }
-func (*readFile) Description() string     { return readFileDescription }
-func (*readFile) Schema() json.RawMessage { return json.RawMessage(readFileSchema) }
-func (*readFile) Risk() tools.Risk        { return tools.RiskRead }
-func (*readFile) ConcurrencySafe() bool   { return true }
+// readFileInfo is what read_file is to the agent; Info returns it, shared.
+var readFileInfo = tools.Info{Name: "read_file", Description: readFileDescription, Schema: json.RawMessage(readFileSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (*readFile) Info() tools.Info { return readFileInfo }
 func (*readFile) Summary(args json.RawMessage) string {
 	var a readFileArgs
 	if decodeArgs(args, &a) != nil {

@@ -78,11 +78,11 @@ type runCommandArgs struct {
 	Background    bool   `json:"background"`
 }
 
-func (*runCommand) Name() string            { return "run_command" }
-func (*runCommand) Description() string     { return runCommandDescription }
-func (*runCommand) Schema() json.RawMessage { return json.RawMessage(runCommandSchema) }
-func (*runCommand) Risk() tools.Risk        { return tools.RiskExecute }
-func (*runCommand) ConcurrencySafe() bool   { return false }
+// runCommandInfo is what run_command is to the agent; Info returns it, shared.
+var runCommandInfo = tools.Info{Name: "run_command", Description: runCommandDescription, Schema: json.RawMessage(runCommandSchema),
+	Risk: tools.RiskExecute, ConcurrencySafe: false}
+
+func (*runCommand) Info() tools.Info { return runCommandInfo }
 func (*runCommand) Summary(args json.RawMessage) string {
 	var a runCommandArgs
 	if decodeArgs(args, &a) != nil {

@@ -46,11 +46,11 @@ type todoWriteArgs struct {
 	Todos []protocol.Todo `json:"todos"`
 }
 
-func (*todoWrite) Name() string            { return "todo_write" }
-func (*todoWrite) Description() string     { return todoWriteDescription }
-func (*todoWrite) Schema() json.RawMessage { return json.RawMessage(todoWriteSchema) }
-func (*todoWrite) Risk() tools.Risk        { return tools.RiskRead }
-func (*todoWrite) ConcurrencySafe() bool   { return false }
+// todoWriteInfo is what todo_write is to the agent; Info returns it, shared.
+var todoWriteInfo = tools.Info{Name: "todo_write", Description: todoWriteDescription, Schema: json.RawMessage(todoWriteSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: false}
+
+func (*todoWrite) Info() tools.Info { return todoWriteInfo }
 func (*todoWrite) Summary(args json.RawMessage) string {
 	var a todoWriteArgs
 	if decodeArgs(args, &a) != nil {
@@ -58,7 +58,7 @@ func (*todoWrite) Summary(args json.RawMessage) string {
 	}
 	done := 0
 	for _, t := range a.Todos {
-		if t.Status == "completed" {
+		if t.Status == protocol.TodoCompleted {
 			done++
 		}
 	}
@@ -72,7 +72,7 @@ func (*todoWrite) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 	}
 	inProgress := 0
 	for _, t := range a.Todos {
-		if t.Status == "in_progress" {
+		if t.Status == protocol.TodoInProgress {
 			inProgress++
 		}
 	}
@@ -84,9 +84,9 @@ func (*todoWrite) Run(ctx context.Context, env *tools.Env, args json.RawMessage)
 	for _, t := range a.Todos {
 		mark := "[ ]"
 		switch t.Status {
-		case "in_progress":
+		case protocol.TodoInProgress:
 			mark = "[~]"
-		case "completed":
+		case protocol.TodoCompleted:
 			mark = "[x]"
 		}
 		fmt.Fprintf(&b, "%s %s\n", mark, t.Content)

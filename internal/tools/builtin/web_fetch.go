@@ -45,14 +45,14 @@ type webFetchArgs struct {
 	URL string `json:"url"`
 }
 
-func (*webFetch) Name() string            { return "web_fetch" }
-func (*webFetch) Description() string     { return webFetchDescription }
-func (*webFetch) Schema() json.RawMessage { return json.RawMessage(webFetchSchema) }
-
-// Risk is read: a fetch changes nothing here. Whether it may reach the
+// webFetchInfo is what web_fetch is to the agent; Info returns it, shared.
+// Its risk is read: a fetch changes nothing here. Whether it may reach the
 // network is the permission policy's web rules' call, not the risk's.
-func (*webFetch) Risk() tools.Risk      { return tools.RiskRead }
-func (*webFetch) ConcurrencySafe() bool { return true }
+var webFetchInfo = tools.Info{Name: "web_fetch", Description: webFetchDescription, Schema: json.RawMessage(webFetchSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
+
+func (*webFetch) Info() tools.Info { return webFetchInfo }
+
 func (*webFetch) Summary(args json.RawMessage) string {
 	var a webFetchArgs
 	if decodeArgs(args, &a) != nil {

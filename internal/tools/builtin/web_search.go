@@ -39,14 +39,14 @@ type webSearchArgs struct {
 	Count jsonInt `json:"count"`
 }
 
-func (*webSearch) Name() string            { return "web_search" }
-func (*webSearch) Description() string     { return webSearchDescription }
-func (*webSearch) Schema() json.RawMessage { return json.RawMessage(webSearchSchema) }
+// webSearchInfo is what web_search is to the agent; Info returns it,
+// shared. Its risk is read: a search changes nothing here; the permission
+// policy's web rules decide whether the query may leave the machine.
+var webSearchInfo = tools.Info{Name: "web_search", Description: webSearchDescription, Schema: json.RawMessage(webSearchSchema),
+	Risk: tools.RiskRead, ConcurrencySafe: true}
 
-// Risk is read: a search changes nothing here; the permission policy's
-// web rules decide whether the query may leave the machine.
-func (*webSearch) Risk() tools.Risk      { return tools.RiskRead }
-func (*webSearch) ConcurrencySafe() bool { return true }
+func (*webSearch) Info() tools.Info { return webSearchInfo }
+
 func (*webSearch) Summary(args json.RawMessage) string {
 	var a webSearchArgs
 	if decodeArgs(args, &a) != nil {

@@ -41,11 +41,11 @@ type writeFileArgs struct {
 	Content string `json:"content"`
 }
 
-func (*writeFile) Name() string            { return "write_file" }
-func (*writeFile) Description() string     { return writeFileDescription }
-func (*writeFile) Schema() json.RawMessage { return json.RawMessage(writeFileSchema) }
-func (*writeFile) Risk() tools.Risk        { return tools.RiskWrite }
-func (*writeFile) ConcurrencySafe() bool   { return false }
+// writeFileInfo is what write_file is to the agent; Info returns it, shared.
+var writeFileInfo = tools.Info{Name: "write_file", Description: writeFileDescription, Schema: json.RawMessage(writeFileSchema),
+	Risk: tools.RiskWrite, ConcurrencySafe: false}
+
+func (*writeFile) Info() tools.Info { return writeFileInfo }
 func (*writeFile) Summary(args json.RawMessage) string {
 	var a writeFileArgs
 	if decodeArgs(args, &a) != nil {

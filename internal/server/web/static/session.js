@@ -48,6 +48,12 @@ export class SessionView {
     this.usage = { tokens: 0, input: 0, output: 0, cost: null, context: 0 };
     this.queue = new Map(); // key -> {id, text}
     this.queueSeq = 0;
+    // queueMark counts the queue events applied: a list read from the
+    // server while one was applied is older than what the page shows.
+    this.queueMark = 0;
+    // liveFrom is the sequence the first replay ended at (stream.ready):
+    // events after it happened while the page was open.
+    this.liveFrom = null;
     this.events = [];
     this.pumping = false;
     this.stick = true;
@@ -209,11 +215,12 @@ export class SessionView {
     // An answer may be older than events that arrived while it was on
     // its way; what those events said wins.
     const since = this.transcript.lastSeq;
+    const mark = this.queueMark;
     const [d, q] = await Promise.all([get('/api/sessions/' + enc(this.id)), this.fetchQueue()]);
     if (this.destroyed) return;
     this.setSession(d.session, this.statusSeq > since);
     this.dock.set((d.pendingApprovals || []).map((a) => fromApproval(a, this.id)), since);
-    if (q) this.setQueue(q);
+    if (q && mark === this.queueMark) this.setQueue(q);
   }
 
   setSession(s, keepStatus = false) {
@@ -321,6 +328,7 @@ export class SessionView {
     if (kind === 'ready') {
       // The replay is over: what was missed while away (a status, an
       // approval answered elsewhere, a queue taken) is read again.
+      if (this.liveFrom === null) this.liveFrom = ev.sequence || 0;
       this.closing = false;
       this.banner.hidden = true;
       if (ev.session) this.setSession(ev.session);
@@ -371,15 +379,41 @@ export class SessionView {
 
   // ---- queued messages ----
 
+  // onQueueEvent follows the queue from its events, which carry the
+  // queued messages with their ids: input.queued adds, input.edited
+  // changes, input.removed takes out, and input.returned takes out and
+  // puts the text back into the input box (the turn they waited for was
+  // cancelled or failed). The replay of the session's history is skipped:
+  // the list read when it ends is the queue as it is.
   onQueueEvent(kind, ev) {
-    if (kind === 'queued') {
-      // Shown at once; the server's list (with the ids that make an entry
-      // removable) replaces it a moment later.
+    if (this.liveFrom === null) return;
+    this.queueMark++;
+    const list = ev.queued || [];
+    if (kind === 'queued' && !list.length) {
+      // No ids (an older server): shown at once, the server's list a
+      // moment later.
       this.queue.set('local-' + ++this.queueSeq, { id: 0, text: ev.text || '' });
-      this.renderQueue();
+      clearTimeout(this.queueTimer);
+      this.queueTimer = setTimeout(() => this.refreshQueue(), 150);
     }
-    clearTimeout(this.queueTimer);
-    this.queueTimer = setTimeout(() => this.refreshQueue(), 150);
+    for (const q of list) {
+      const key = String(q.id);
+      if (kind === 'queued' || (kind === 'edited' && this.queue.has(key))) this.queue.set(key, { id: q.id, text: q.content });
+      else if (kind === 'removed' || kind === 'returned') this.queue.delete(key);
+    }
+    this.renderQueue();
+    if (kind === 'returned' && list.length && (ev.sequence || 0) > this.liveFrom) this.giveBack(list);
+  }
+
+  // giveBack puts returned messages into the input box, before what is
+  // being typed there.
+  giveBack(list) {
+    const texts = list.map((q) => q.content);
+    if (this.input.value.trim()) texts.push(this.input.value);
+    this.input.value = texts.join('\n\n');
+    grow(this.input);
+    this.input.focus();
+    this.flashHint(list.length === 1 ? 'The queued message was not sent; it is back in the input box.' : 'The ' + list.length + ' queued messages were not sent; they are back in the input box.');
   }
 
   setQueue(list) {
@@ -389,8 +423,16 @@ export class SessionView {
   }
 
   async refreshQueue() {
+    const mark = this.queueMark;
     const q = await this.fetchQueue();
-    if (q && !this.destroyed) this.setQueue(q);
+    if (!q || this.destroyed) return;
+    if (mark === this.queueMark) {
+      this.setQueue(q);
+    } else {
+      // The queue changed while the list was on its way: read it again.
+      clearTimeout(this.queueTimer);
+      this.queueTimer = setTimeout(() => this.refreshQueue(), 150);
+    }
   }
 
   renderQueue() {

@@ -225,6 +225,15 @@ export class Transcript {
     if (this.hooks.onQueue) this.hooks.onQueue('removed', ev);
   }
 
+  on_input_edited(ev) {
+    if (this.hooks.onQueue) this.hooks.onQueue('edited', ev);
+  }
+
+  // A cancelled or failed turn gives back the messages queued behind it.
+  on_input_returned(ev) {
+    if (this.hooks.onQueue) this.hooks.onQueue('returned', ev);
+  }
+
   endTurn(kind, ev) {
     // Whatever was streaming is over; keep what arrived.
     for (const [k, d] of this.drafts) {

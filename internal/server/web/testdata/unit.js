@@ -7,6 +7,7 @@ import { Parser, EventStream } from '/stream.js';
 import { bindComposer } from '/composer.js';
 import { Transcript } from '/transcript.js';
 import { ApprovalDock } from '/approvals.js';
+import { SessionView } from '/session.js';
 
 const results = [];
 function check(name, ok, msg = '') {
@@ -382,6 +383,39 @@ async function reconnect() {
   eq('connection states', states, ['connecting', 'live', 'reconnecting', 'live', 'reconnecting', 'signed-out']);
 }
 
+// queueEvents follows the queued messages from their events: ids from
+// input.queued (removable at once), input.edited and input.removed change
+// the list, input.returned empties it and puts the text back into the
+// input box, before what is being typed — but only for what happened
+// while the page was open, not for the history the stream replays.
+async function queueEvents() {
+  const root = document.createElement('div');
+  document.body.appendChild(root);
+  const app = { models: () => [], mode: () => 'default', onTitle() {}, onApprovals() {}, toggleSidebar() {}, signedOut() {}, setMode: async () => {} };
+  const v = new SessionView(root, 'no-such-session', app);
+  const apply = (ev) => v.transcript.apply(ev);
+  const q = (id, content) => ({ id, sessionId: 'no-such-session', content });
+  const shown = () => [...root.querySelectorAll('.queue .queued')].map((e) => e.dataset.input + ':' + e.querySelector('.text').textContent + (e.querySelector('.remove').disabled ? ' (fixed)' : ''));
+  apply({ type: 'input.queued', sequence: 1, text: 'old', queued: [q(1, 'old')] });
+  apply({ type: 'input.returned', sequence: 2, text: '1 queued message(s) not sent', queued: [q(1, 'old')] });
+  apply({ type: 'stream.ready', sequence: 2 });
+  eq('the replayed history gives nothing back', [v.input.value, shown()], ['', []]);
+  apply({ type: 'input.queued', sequence: 3, text: 'first', queued: [q(5, 'first')] });
+  apply({ type: 'input.queued', sequence: 4, text: 'second', queued: [q(6, 'second')] });
+  eq('queued messages are listed with their ids, removable', shown(), ['5:first', '6:second']);
+  apply({ type: 'input.edited', sequence: 5, queued: [q(6, 'second, edited')] });
+  eq('an edit elsewhere changes the entry in place', shown(), ['5:first', '6:second, edited']);
+  apply({ type: 'input.removed', sequence: 6, queued: [q(5, 'first')] });
+  eq('a removal elsewhere takes the entry out', shown(), ['6:second, edited']);
+  v.input.value = 'half typed';
+  apply({ type: 'input.returned', sequence: 7, text: '1 queued message(s) not sent', queued: [q(6, 'second, edited')] });
+  eq('a returned message is back in the input box, before what was typed', v.input.value, 'second, edited\n\nhalf typed');
+  check('the queue is empty and hidden', shown().length === 0 && root.querySelector('.queue').hidden, shown().join(', '));
+  check('the page says so', /back in the input box/.test(root.querySelector('.hint').textContent), root.querySelector('.hint').textContent);
+  v.destroy();
+  root.remove();
+}
+
 // modules loads every module of the page but app.js, which would start
 // the page (the end-to-end test loads that one).
 async function modules() {
@@ -396,7 +430,7 @@ async function modules() {
 }
 
 export async function run() {
-  const steps = [modules, markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, subagent, dock, longSession, reconnect];
+  const steps = [modules, markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, subagent, dock, queueEvents, longSession, reconnect];
   for (const s of steps) {
     try {
       await s();

@@ -124,8 +124,11 @@ func (s *Store) Stats() Stats { return Stats{Snapshots: s.snapshots.Load(), Read
 const indexVersion = 1
 
 // openStore creates (if needed) and opens the store at dir for the
-// workspace root.
+// workspace root; log may be nil (nothing is logged).
 func openStore(dir, root string, lim Limits, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	for _, d := range []string{filepath.Join(dir, "objects"), filepath.Join(dir, "refs", "heads")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("checkpoint store: %w", err)

@@ -253,6 +253,34 @@ function transcript() {
   root.remove();
 }
 
+// subagent feeds a subagent's events to the parent's transcript: they go
+// under the task card, its approval to the dock, and its sequences never
+// count as the parent's.
+function subagent() {
+  const root = document.createElement('div');
+  document.body.appendChild(root);
+  const approvals = [];
+  const tr = new Transcript(root, { sessionId: 'p', onApproval: (kind, ev) => approvals.push(kind + ' ' + ev.sessionId + ' ' + ev.requestId) });
+  const T = 't1';
+  const sub = { sessionId: 'c', parentSessionId: 'p', parentToolCallId: 'k1', turnId: 'ct' };
+  const evs = [
+    { type: 'tool.started', sessionId: 'p', sequence: 6, turnId: T, toolCallId: 'k1', toolName: 'task', summary: 'general: bump it' },
+    { ...sub, type: 'session.created', sequence: 1, session: { id: 'c', agent: 'general' } },
+    { ...sub, type: 'tool.started', sequence: 40, toolCallId: 's1', toolName: 'read_file', summary: 'Read main.go' },
+    { ...sub, type: 'tool.completed', sequence: 41, toolCallId: 's1', toolName: 'read_file', ok: true, summary: 'Read main.go' },
+    { ...sub, type: 'permission.requested', sequence: 42, toolCallId: 's2', toolName: 'edit_file', summary: 'Edit main.go', requestId: 'r9' },
+  ];
+  for (const ev of evs) tr.apply(ev);
+  eq('one card: the task, none of the subagent', [...root.querySelectorAll('.log > .tool, :scope > .tool')].map((c) => c.dataset.call), ['k1']);
+  eq('the subagent under the task card', root.querySelector('.tool[data-call="k1"] .subagent .sub-head') && root.querySelector('.tool[data-call="k1"] .subagent .sub-head').textContent, '↳ general subagent');
+  eq('its calls, with their state', [...root.querySelectorAll('.subagent .sub-call')].map((c) => c.dataset.state + ' ' + c.textContent.trim()), ['ok ✓ Read main.go', 'waiting ! Edit main.go']);
+  eq('its approval goes to the dock', approvals, ['requested c r9']);
+  eq("its sequences are not the parent's", tr.lastSeq, 6);
+  tr.apply({ type: 'tool.completed', sessionId: 'p', sequence: 7, turnId: T, toolCallId: 'k1', toolName: 'task', ok: true, summary: 'general: bump it', message: { role: 'tool', content: 'done' } });
+  eq("the parent's next event is applied", root.querySelector('.tool[data-call="k1"]').dataset.state, 'ok');
+  root.remove();
+}
+
 async function dock() {
   const el = document.createElement('div');
   document.body.appendChild(el);
@@ -391,7 +419,7 @@ async function queueEvents() {
 // modules loads every module of the page but app.js, which would start
 // the page (the end-to-end test loads that one).
 async function modules() {
-  for (const m of ['dom', 'api', 'format', 'markdown', 'stream', 'composer', 'transcript', 'approvals', 'session', 'settings']) {
+  for (const m of ['dom', 'api', 'format', 'markdown', 'stream', 'composer', 'transcript', 'approvals', 'session', 'settings', 'subagents']) {
     try {
       await import('/' + m + '.js');
       check('module ' + m + ' loads', true);
@@ -402,7 +430,7 @@ async function modules() {
 }
 
 export async function run() {
-  const steps = [modules, markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, dock, queueEvents, longSession, reconnect];
+  const steps = [modules, markdownSafety, markdownStructure, streaming, sseParser, composer, trustedTypes, transcript, subagent, dock, queueEvents, longSession, reconnect];
   for (const s of steps) {
     try {
       await s();

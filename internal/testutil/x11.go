@@ -23,6 +23,42 @@ func X11Display(t testing.TB) string {
 			t.Skipf("%s is not installed (apt-get install xvfb xclip); skipping the X11 clipboard test", tool)
 		}
 	}
+	// A server that names its display but takes no client (seen once
+	// while other test processes started and killed servers of their
+	// own) is replaced by another.
+	var why string
+	for range 3 {
+		display, stop := startXvfb(t)
+		if why = reachable(display); why == "" {
+			t.Cleanup(stop)
+			return display
+		}
+		stop()
+		t.Logf("Xvfb on %s takes no client (%s); starting another", display, why)
+	}
+	t.Fatalf("no Xvfb took a client: %s", why)
+	return ""
+}
+
+// reachable waits up to 5 s for a client to open display; it returns
+// xclip's complaint when none could.
+func reachable(display string) string {
+	var out []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		q := exec.Command("xclip", "-selection", "clipboard", "-t", "TARGETS", "-o")
+		q.Env = append(os.Environ(), "DISPLAY="+display)
+		out, _ = q.CombinedOutput()
+		if !bytes.Contains(out, []byte("Can't open display")) {
+			return ""
+		}
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// startXvfb starts one Xvfb on a display it picks and returns the display
+// and the function that kills it.
+func startXvfb(t testing.TB) (string, func()) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +74,7 @@ func X11Display(t testing.TB) string {
 		t.Fatalf("start Xvfb: %v", err)
 	}
 	w.Close()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(r).ReadString('\n')
@@ -47,13 +83,15 @@ func X11Display(t testing.TB) string {
 	select {
 	case n := <-line:
 		if n == "" {
+			stop()
 			t.Fatalf("Xvfb did not start: %s", stderr.String())
 		}
-		return ":" + n
+		return ":" + n, stop
 	case <-time.After(15 * time.Second):
+		stop()
 		t.Fatalf("Xvfb did not start within 15 s: %s", stderr.String())
 	}
-	return ""
+	return "", stop
 }
 
 // SetClipboard puts data of type mime on the CLIPBOARD selection of

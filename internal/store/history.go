@@ -299,8 +299,10 @@ type SearchTerm struct {
 // it: words must all occur; a "quoted phrase" stays a phrase (an
 // unterminated one runs to the end); a trailing * asks for a prefix.
 // Double quotes inside a word are dropped; a term with nothing else is
-// left out.
+// left out. The ideographic space (U+3000, typed by Japanese and Chinese
+// input methods) separates words as a space does.
 func SearchTerms(text string) []SearchTerm {
+	text = strings.ReplaceAll(text, "\u3000", " ")
 	var terms []SearchTerm
 	add := func(t string, prefix bool) {
 		t = strings.TrimSpace(strings.ReplaceAll(t, `"`, ""))

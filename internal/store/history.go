@@ -239,8 +239,11 @@ WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`, match, SearchCandidate
 		in[i] = "?"
 		detailArgs[i] = r.id
 	}
-	rows, err = s.r.QueryContext(ctx, `SELECT f.rowid, f.session_id, f.seq, f.role, f.body, s.title, s.workspace, s.updated_at
+	// Snippets are cut from the message's own text, not from the index's
+	// copy of it (CJK characters spaced apart, full-width forms folded).
+	rows, err = s.r.QueryContext(ctx, `SELECT f.rowid, f.session_id, f.seq, f.role, `+messageTextSQL+`, s.title, s.workspace, s.updated_at
 FROM messages_fts f JOIN sessions s ON s.id = f.session_id
+JOIN messages m ON m.session_id = f.session_id AND m.seq = f.seq
 WHERE f.rowid IN (`+strings.Join(in, ", ")+`)`, detailArgs...)
 	if err != nil {
 		return fail(err)
@@ -271,6 +274,18 @@ WHERE f.rowid IN (`+strings.Join(in, ", ")+`)`, detailArgs...)
 	return out, nil
 }
 
+// messageTextSQL is the text of message m that search indexes (as the
+// triggers of migrations 0010 and 0012 take it, before
+// mx_claw_search_index): its content, and the names and arguments of the
+// tools it calls; a row that is not JSON is taken as it is.
+const messageTextSQL = `CASE WHEN json_valid(m.content) THEN
+    coalesce(json_extract(m.content, '$.content'), '') || coalesce((
+        SELECT ' ' || group_concat(
+            coalesce(json_extract(value, '$.name'), '') || ' ' ||
+            coalesce(json_extract(value, '$.arguments'), ''), ' ')
+        FROM json_each(m.content, '$.tool_calls')), '')
+ELSE m.content END`
+
 // SearchTerm is one term of a search query: a word, or the words of a
 // "quoted phrase", that must occur in this order.
 type SearchTerm struct {
@@ -284,8 +299,10 @@ type SearchTerm struct {
 // it: words must all occur; a "quoted phrase" stays a phrase (an
 // unterminated one runs to the end); a trailing * asks for a prefix.
 // Double quotes inside a word are dropped; a term with nothing else is
-// left out.
+// left out. The ideographic space (U+3000, typed by Japanese and Chinese
+// input methods) separates words as a space does.
 func SearchTerms(text string) []SearchTerm {
+	text = strings.ReplaceAll(text, "\u3000", " ")
 	var terms []SearchTerm
 	add := func(t string, prefix bool) {
 		t = strings.TrimSpace(strings.ReplaceAll(t, `"`, ""))
@@ -322,11 +339,13 @@ func SearchTerms(text string) []SearchTerm {
 
 // MatchExpression turns a person's query into an FTS5 match expression in
 // which every term (see SearchTerms) is a quoted string, so nothing in the
-// query is read as FTS5 syntax. It returns "" for a query with no words.
+// query is read as FTS5 syntax, made of the words the index holds
+// (SearchIndexText: CJK text becomes a phrase of its characters). It
+// returns "" for a query with no words.
 func MatchExpression(text string) string {
 	var out []string
 	for _, t := range SearchTerms(text) {
-		term := `"` + t.Text + `"`
+		term := `"` + SearchIndexText(t.Text) + `"`
 		if t.Prefix {
 			term += "*"
 		}

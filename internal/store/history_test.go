@@ -18,6 +18,9 @@ func TestMatchExpression(t *testing.T) {
 		`***`:               ``,
 		`  `:                ``,
 		`x"y`:               `"xy"`,
+		`解析器`:               `"解 析 器"`,
+		`修复parser bug*`:     `"修 复 parser" "bug"*`,
+		`ＡＰＩ　キー`:            `"API" "キ ー"`,
 	} {
 		if got := MatchExpression(in); got != want {
 			t.Errorf("MatchExpression(%q) = %q, want %q", in, got, want)

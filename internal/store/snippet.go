@@ -6,11 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// snippetTerms returns the words of a search query, lower-cased and cut
-// to a stem (see stem), for snippet to find.
+// snippetTerms returns the words of a search query as the index holds
+// them (SearchIndexText: each CJK character a word, full-width forms
+// folded), lower-cased and cut to a stem (see stem), for snippet to find.
 func snippetTerms(query string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), isWordSep) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(SearchIndexText(query)), isWordSep) {
 		if w = stem(w); w != "" {
 			out = append(out, w)
 		}
@@ -36,8 +37,10 @@ func stem(w string) string {
 }
 
 // snippet returns about n words of text around the first word matching a
-// term, matching words between ** marks, on one line, with … where text
-// was cut.
+// term, matching words between ** marks (one pair around matching words
+// that touch, as the characters of a CJK word do), on one line, with …
+// where text was cut. A CJK character is a word of its own, as in the
+// index.
 func snippet(text string, terms []string, n int) string {
 	type word struct{ start, end int }
 	var words []word
@@ -47,10 +50,10 @@ func snippet(text string, terms []string, n int) string {
 			i += size
 			continue
 		}
-		j := i
-		for j < len(text) {
+		j := i + size
+		for !IsCJK(r) && j < len(text) {
 			r, size := utf8.DecodeRuneInString(text[j:])
-			if isWordSep(r) {
+			if isWordSep(r) || IsCJK(r) {
 				break
 			}
 			j += size
@@ -62,7 +65,7 @@ func snippet(text string, terms []string, n int) string {
 		return ""
 	}
 	matches := func(w word) bool {
-		lw := strings.ToLower(text[w.start:w.end])
+		lw := strings.ToLower(SearchIndexText(text[w.start:w.end]))
 		for _, t := range terms {
 			if strings.HasPrefix(lw, t) {
 				return true
@@ -85,14 +88,23 @@ func snippet(text string, terms []string, n int) string {
 		b.WriteString("…")
 	}
 	pos := words[from].start
+	marked := false
 	for _, w := range words[from:to] {
-		b.WriteString(OneLine(text[pos:w.start]))
-		if matches(w) {
-			b.WriteString("**" + text[w.start:w.end] + "**")
-		} else {
-			b.WriteString(text[w.start:w.end])
+		m := matches(w)
+		if marked && (!m || pos != w.start) {
+			b.WriteString("**")
+			marked = false
 		}
+		b.WriteString(OneLine(text[pos:w.start]))
+		if m && !marked {
+			b.WriteString("**")
+			marked = true
+		}
+		b.WriteString(text[w.start:w.end])
 		pos = w.end
+	}
+	if marked {
+		b.WriteString("**")
 	}
 	if to < len(words) {
 		b.WriteString("…")

@@ -215,6 +215,9 @@ func (c connector) Driver() driver.Driver                        { return c.drv 
 
 func (s *SQLite) openPools(ctx context.Context, latest int) error {
 	drv := &sqlite.Driver{}
+	if err := registerSearchFunction(drv); err != nil {
+		return fmt.Errorf("open store %s: %w", s.path, err)
+	}
 	drv.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
 		// Not Open's ctx: the pool may open a connection again later.
 		return checkFile(context.Background(), c, latest)

@@ -9,6 +9,10 @@
 // of package storetest. A turn's writes are fenced by its lease (fence.go),
 // and stores tell of stored events (notify.go).
 //
+// Session search is FTS5 (history.go); Chinese, Japanese and Korean words
+// are found inside longer runs of those scripts by indexing each CJK
+// character as a word, not by trigrams (cjk.go says why).
+//
 // A record that cannot be decoded is moved to a quarantine table with a
 // warning event instead of failing every read of its session (quarantine.go).
 //

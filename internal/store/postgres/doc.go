@@ -34,7 +34,9 @@
 //   - Session search is PostgreSQL's text search (search.go): a stored
 //     generated tsvector column of messages with a GIN index, English
 //     stems without stop words, ts_rank, ts_headline snippets, under the
-//     SQLite store's rules (store.SearchTerms, store.SearchCandidates).
+//     SQLite store's rules (store.SearchTerms, store.SearchCandidates)
+//     and words: each CJK character is a word of its own (migration 0006,
+//     as the SQLite store's cjk.go).
 //
 // The schema is versioned by the migrations in migrations/, applied under
 // an advisory lock, so workers starting together migrate once. The search

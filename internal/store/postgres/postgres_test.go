@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +33,7 @@ func TestOpenMigratesOnce(t *testing.T) {
 	}
 	wg.Wait()
 	s := openPG(t, url, noOptions)
-	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql,0005_approval_answers.sql" {
+	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql,0005_approval_answers.sql,0006_cjk_search.sql" {
 		t.Errorf("migrations applied: %q", got)
 	}
 }
@@ -46,8 +48,8 @@ func TestOpenNewerSchema(t *testing.T) {
 	pgBackend().Exec(t, s, `INSERT INTO mx_claw_migrations (version, name) VALUES (99, '0099_future.sql')`)
 	_, err := postgres.Open(context.Background(), url)
 	var tooNew *store.SchemaTooNewError
-	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 5 {
-		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 5}", err)
+	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 6 {
+		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 6}", err)
 	}
 	if got := pgBackend().QueryString(t, s, `SELECT COUNT(*) - 1 FROM mx_claw_migrations`); got != known {
 		t.Errorf("%s+1 migration rows after the refused open, want %s+1", got, known)
@@ -186,6 +188,46 @@ INSERT INTO messages (session_id, seq, role, content, created_at) VALUES
 	hits, err := s.Search(ctx, store.SearchQuery{Text: "ocelot"})
 	if err != nil || len(hits) != 2 || hits[0].Title != "old one" {
 		t.Fatalf("hits = %+v, %v", hits, err)
+	}
+	if got := pgBackend().QueryString(t, s, `SELECT string_agg(seq::text, ',' ORDER BY n) FROM messages`); got != "1,2,3" {
+		t.Errorf("messages in the order n gives them: %s", got)
+	}
+}
+
+// TestCJKSearchAfterMigration: a store from before CJK search (migration
+// 6), whose index holds whole runs of CJK text as one word, finds CJK
+// words once the migration has indexed its messages again; an English
+// message keeps its place and words.
+func TestCJKSearchAfterMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pg.NewSchema(t)
+	if err := postgres.MigrateTo(ctx, url, 5); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, url)
+	if _, err := conn.Exec(ctx, `INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('old', 'old one', now(), now());
+INSERT INTO messages (session_id, seq, role, content, created_at) VALUES
+('old', 1, 'user', '{"role":"user","content":"请修复解析器的错误"}', now()),
+('old', 2, 'assistant', '{"role":"assistant","content":"fixed the parser"}', now()),
+('old', 3, 'user', '{"role":"user","content":"\u89e3\u6790\u5668 escaped"}', now())`); err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM messages WHERE seq = 1 AND search @@ mx_claw_search_term('解析器', false)`).Scan(&before); err != nil || before != 0 {
+		t.Fatalf("before the migration: %d hits, %v; the old index should miss", before, err)
+	}
+	s := openPG(t, url, noOptions)
+	for q, want := range map[string]string{"解析器": "1,3", "错误": "1", "parser": "2"} {
+		hits, err := s.Search(ctx, store.SearchQuery{Text: q})
+		var got []string
+		for _, h := range hits {
+			got = append(got, strconv.FormatInt(h.Seq, 10))
+		}
+		slices.Sort(got)
+		if err != nil || strings.Join(got, ",") != want {
+			t.Errorf("%q after the migration: %v, %v; want seqs %s", q, got, err, want)
+		}
 	}
 	if got := pgBackend().QueryString(t, s, `SELECT string_agg(seq::text, ',' ORDER BY n) FROM messages`); got != "1,2,3" {
 		t.Errorf("messages in the order n gives them: %s", got)

@@ -16,7 +16,8 @@ import (
 // Session search with PostgreSQL's text search (migration 0004): each
 // message's tsvector is a stored column of messages with a GIN index; a
 // query is the AND of its terms (store.SearchTerms), each a phrase made by
-// mx_claw_search_term with the index's words and stems.
+// mx_claw_search_term with the index's words and stems (CJK characters
+// each a word, migration 0006).
 //
 // The rules are the SQLite store's: a query matching at most
 // store.SearchCandidates messages is ranked (ts_rank, negated so that
@@ -32,6 +33,11 @@ const (
 	markStart = "\ue000"
 	markStop  = "\ue001"
 )
+
+// cjkMark is what mx_claw_search_cjk (migration 0006) puts around each
+// CJK character of the text ts_headline reads, so that each is a word of
+// its own, as in the index; it is taken out of the snippet.
+const cjkMark = "\x1f"
 
 // headlineOptions are ts_headline's: one fragment of about 16 words with
 // the match in its middle (a fragment; without fragments ts_headline
@@ -100,8 +106,8 @@ hl.snippet, strpos(b.body, hl.plain), length(hl.plain), length(b.body)
 FROM (`+pick+`) h
 JOIN sessions s ON s.id = h.session_id
 CROSS JOIN LATERAL (SELECT left(mx_claw_search_text(h.content), 200000) AS body) b
-CROSS JOIN LATERAL (SELECT ts_headline('mx_claw_search', b.body, h.q, `+arg(headlineOptions)+`) AS snippet) hs
-CROSS JOIN LATERAL (SELECT hs.snippet, replace(replace(hs.snippet, `+arg(markStart)+`, ''), `+arg(markStop)+`, '') AS plain) hl
+CROSS JOIN LATERAL (SELECT ts_headline('mx_claw_search', mx_claw_search_cjk(b.body), h.q, `+arg(headlineOptions)+`) AS snippet) hs
+CROSS JOIN LATERAL (SELECT hs.snippet, replace(replace(replace(hs.snippet, `+arg(markStart)+`, ''), `+arg(markStop)+`, ''), `+arg(cjkMark)+`, '') AS plain) hl
 ORDER BY h.rank, h.n DESC`, args...)
 	if err != nil {
 		return fail(err)
@@ -130,7 +136,12 @@ ORDER BY h.rank, h.n DESC`, args...)
 // goes on one line, and it gets … where the text goes on before (it
 // starts at character at, counted from 1; 0 if unknown) or after it (it
 // is size characters long, of total).
+//
+// Matched words that touch (the characters of a CJK word, each a word of
+// the headline) are marked once.
 func placeSnippet(headline string, at, size, total int) string {
+	headline = strings.ReplaceAll(headline, cjkMark, "")
+	headline = strings.ReplaceAll(headline, markStop+markStart, "")
 	snip := strings.NewReplacer(markStart, "**", markStop, "**").Replace(store.OneLine(strings.TrimSpace(headline)))
 	if at > 1 {
 		snip = "…" + snip

@@ -30,14 +30,28 @@ type CorpusSession struct {
 	Contents             []string
 }
 
+// cjkChars are the 100 characters of the corpus's Chinese words.
+const cjkChars = "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长"
+
+// CJKWord returns word k (0 to 9,999) of the corpus's Chinese messages:
+// two characters, written with no space between it and the next word.
+func CJKWord(k int) string {
+	r := []rune(cjkChars)
+	return string(r[k%100]) + string(r[k/100%100])
+}
+
 // SearchCorpus calls add with each session of the search corpus in turn,
 // and stops at add's first error. Words are drawn from a Zipf
 // distribution over 20,000 words, as words are in text: "w1" is in most
-// messages, "w2000" in about one in 200. The corpus is the same at every
-// call.
+// messages, "w2000" in about one in 200. Every tenth message is Chinese:
+// 10 to 40 words (CJKWord, Zipf-distributed over 5,000) in runs of a few
+// words between "，" and "。", with one "w" word among them. The corpus
+// is the same at every call.
 func SearchCorpus(add func(CorpusSession) error) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	zipf := rand.NewZipf(rng, 1.07, 1, 19_999)
+	cjkRNG := rand.New(rand.NewPCG(3, 4))
+	cjkZipf := rand.NewZipf(cjkRNG, 1.07, 1, 4_999)
 	roles := []protocol.Role{protocol.RoleUser, protocol.RoleAssistant, protocol.RoleTool}
 	var words []string
 	for i := range CorpusSessions {
@@ -48,7 +62,11 @@ func SearchCorpus(add func(CorpusSession) error) error {
 			for range 20 + rng.IntN(40) {
 				words = append(words, "w"+strconv.FormatUint(zipf.Uint64()+1, 10))
 			}
-			m := protocol.Message{Role: roles[seq%3], Content: strings.Join(words, " ")}
+			text := strings.Join(words, " ")
+			if seq%10 == 0 {
+				text = chineseText(cjkRNG, cjkZipf, words[0])
+			}
+			m := protocol.Message{Role: roles[seq%3], Content: text}
 			if m.Role == protocol.RoleTool {
 				m.ToolCallID = "c"
 			}
@@ -65,6 +83,27 @@ func SearchCorpus(add func(CorpusSession) error) error {
 	return nil
 }
 
+// chineseText returns a message of the corpus's Chinese words with the
+// word w among them.
+func chineseText(rng *rand.Rand, zipf *rand.Zipf, w string) string {
+	var b strings.Builder
+	n := 10 + rng.IntN(30)
+	at := rng.IntN(n)
+	for i := range n {
+		if i == at {
+			b.WriteString(" " + w + " ")
+		}
+		b.WriteString(CJKWord(int(zipf.Uint64())))
+		switch rng.IntN(8) {
+		case 0:
+			b.WriteString("，")
+		case 1:
+			b.WriteString("。")
+		}
+	}
+	return b.String()
+}
+
 // SearchBenchQueries returns the queries the search benchmarks answer over
 // the corpus: rare and common words, two words, a phrase, a prefix, one
 // workspace.
@@ -79,6 +118,14 @@ func SearchBenchQueries() []store.SearchQuery {
 		{Text: "w2"}, // in most messages
 		{Text: "w2", Workspace: "/work/project7"},
 		{Text: "w19000"}, // in a handful
+		// Chinese, in the tenth of the messages that are.
+		{Text: CJKWord(1)},                      // a common word (two characters)
+		{Text: CJKWord(300)},                    // a rarer one
+		{Text: CJKWord(4321)},                   // rare
+		{Text: string([]rune(CJKWord(42))[:1])}, // one character
+		{Text: CJKWord(1) + CJKWord(2)},         // two words in a row
+		{Text: "w20 " + CJKWord(300)},           // mixed
+		{Text: CJKWord(300), Workspace: "/work/project7"},
 	}
 }
 

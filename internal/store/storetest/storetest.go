@@ -84,6 +84,7 @@ func Run(t *testing.T, b Backend) {
 		{"Search", testSearch},
 		{"SearchSnippets", testSearchSnippets},
 		{"SearchCommonWordGivesNewest", testSearchCommonWordGivesNewest},
+		{"SearchCJK", testSearchCJK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

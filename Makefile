@@ -1,6 +1,8 @@
 # mx-claw — build, install and test.
 GO ?= go
 BIN ?= bin/mx-claw
+# INSTALL_FLAGS are go install's build flags for `make install`.
+INSTALL_FLAGS ?= -trimpath
 
 .PHONY: build install test test-deps bench vet lint fuzz-shell
 
@@ -16,7 +18,7 @@ install:
 	@dest=$$($(GO) env GOBIN); [ -n "$$dest" ] || dest=$$($(GO) env GOPATH)/bin; \
 	echo "Building mx-claw (static, cgo-free) and installing it into $$dest."; \
 	echo "The first build downloads the Go modules it needs and can take a few minutes on a small machine."
-	CGO_ENABLED=0 $(GO) install -trimpath ./cmd/mx-claw
+	CGO_ENABLED=0 $(GO) install $(INSTALL_FLAGS) ./cmd/mx-claw
 	@dest=$$($(GO) env GOBIN); [ -n "$$dest" ] || dest=$$($(GO) env GOPATH)/bin; \
 	echo "Installed $$dest/mx-claw. Run mx-claw in a project; the first run sets up a model."; \
 	case ":$$PATH:" in *":$$dest:"*) ;; *) echo "Note: $$dest is not on your PATH; add it to run mx-claw by name.";; esac

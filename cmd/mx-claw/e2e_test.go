@@ -10,36 +10,80 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mx-claw/mx-claw/internal/cli"
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/protocol"
 )
 
-// binPath is the mx-claw binary built once for all tests.
+// binPath is the mx-claw binary the tests run: this test binary, linked
+// (or copied) as "mx-claw" into a temporary directory.
 var binPath string
 
+// TestMain runs the tests, or, when this binary was started as "mx-claw",
+// the command itself (as main.go does): the tests drive the very code
+// they were built with, and `go test` builds it once instead of a second
+// time with `go build` (on a fresh checkout that second build compiled
+// every package again, about a minute on the project's machine). The
+// sandbox helper, MCP servers and hooks that mx-claw starts from its own
+// executable find "mx-claw" too.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "mx-claw" {
+		os.Exit(runMXClaw())
+	}
 	dir, err := os.MkdirTemp("", "mx-claw-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "mx-claw")
-	build := exec.Command("go", "build", "-o", binPath, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build mx-claw: %v\n%s", err, out)
+	if err := linkSelf(binPath); err != nil {
+		fmt.Fprintf(os.Stderr, "make the mx-claw binary: %v\n", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := pgCluster.Main(m) // runs the tests, then stops the PostgreSQL cluster if one was started
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// runMXClaw is main.go's main.
+func runMXClaw() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return cli.Main(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+}
+
+// linkSelf makes path this executable: a hard link, or a copy where
+// links cannot be made (another file system).
+func linkSelf(path string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if os.Link(self, path) == nil {
+		return nil
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // env is one end-to-end setting: a home, a workspace and a fake model.

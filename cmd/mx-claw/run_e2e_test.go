@@ -6,6 +6,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -498,14 +499,20 @@ func TestRunEditBuildFix(t *testing.T) {
 	e.writeWS("go.mod", "module demo\n\ngo 1.21\n")
 	e.writeWS("main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n")
 	cmd := e.command(context.Background(), "run", "--yolo", "make it print a constant greeting")
-	// The user's build cache keeps `go build` in the workspace fast.
-	gocache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	// The user's build cache keeps `go build` in the workspace fast. The
+	// sandbox must let the command write it, as a user would configure:
+	// on a fresh cache (a clean CI machine) even the standard library is
+	// compiled into it.
+	out, err := exec.Command(goBin, "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
+	gocache := strings.TrimSpace(string(out))
+	roots, _ := json.Marshal([]string{gocache})
+	e.writeHome("settings.json", `{"sandbox":{"writableRoots":`+string(roots)+`}}`)
 	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(goBin)+":"+os.Getenv("PATH"),
-		"GOCACHE="+strings.TrimSpace(string(gocache)), "GOTOOLCHAIN=local")
-	out, err := cmd.CombinedOutput()
+		"GOCACHE="+gocache, "GOTOOLCHAIN=local")
+	out, err = cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}

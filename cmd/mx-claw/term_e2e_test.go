@@ -216,14 +216,18 @@ func TestStartInHomeWarnsFirst(t *testing.T) {
 
 // TestMakeInstallSaysWhatItDoes runs `make install` into a temporary
 // GOBIN: it says where the binary goes, that a first build takes a while,
-// and that the directory is not on PATH.
+// and that the directory is not on PATH. It installs without -trimpath
+// (INSTALL_FLAGS=): a -trimpath build shares no compiled package with
+// this test binary's, so on a fresh build cache it compiled the whole
+// module a second time (minutes on a small machine); without it, go
+// install reuses what `go test` compiled and only links.
 func TestMakeInstallSaysWhatItDoes(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed; skipping the make install test")
 	}
 	t.Parallel()
 	gobin := t.TempDir()
-	cmd := exec.Command("make", "-s", "install", "GOBIN="+gobin)
+	cmd := exec.Command("make", "-s", "install", "GOBIN="+gobin, "INSTALL_FLAGS=")
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -229,6 +229,7 @@ func TestTUIResumeRendersHistory(t *testing.T) {
 }
 
 func TestTUIRefusesWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.run("")
 	if r.code != 2 || !strings.Contains(r.stderr, "mx-claw run") {

@@ -33,15 +33,18 @@ const story = "## A short story\n\nOnce upon a time a **panel** streamed an answ
 // TestWebPanel drives the panel of a real `mx-claw serve` in a real
 // headless Chromium against the fake model: log in with the printed URL,
 // create a session, watch an answer stream (Markdown rendered as it
-// comes), approve a command from its card, see the coloured diff of an
-// edit, follow a turn that a terminal runs on the same session, switch
-// the model and the permission mode, queue a message and
-// remove it, reload in the middle of a turn and find the same transcript
-// without duplicates, cancel with Esc and get the message queued behind
-// the cancelled turn back in the input box, see that Enter does not send while
-// an input method composes, and set a key in the settings that is never
-// shown again. Screenshots of the main screens at desktop width and at
-// 390 px are saved in the test's artifact directory.
+// comes), approve a command from its card, approve a subagent's command
+// from the same dock while its progress shows under its task card, see
+// the coloured diff of an edit, follow a turn that a terminal runs on the
+// same session, switch the model and the permission mode, attach images
+// (picked and pasted; refused by a text-only model, sent to one that
+// reads them), queue a message and remove it, reload in the middle of a
+// turn and find the same transcript without duplicates, cancel with Esc
+// and get the message queued behind the cancelled turn back in the input
+// box, see that Enter does not send while an input method composes, and
+// set a key in the settings that is never shown again. Screenshots of the
+// main screens at desktop width and at 390 px are saved in the test's
+// artifact directory.
 func TestWebPanel(t *testing.T) {
 	t.Parallel()
 	if browser.Path() == "" {
@@ -49,9 +52,10 @@ func TestWebPanel(t *testing.T) {
 	}
 	e := newEnv(t)
 	e.srv.RecordBodies(true)
-	cfg := `{"version":1,"activeProvider":"fake","providers":{` +
+	cfg := `{"version":1,"activeProvider":"fake","skills":{"proposals":false},"providers":{` +
 		`"fake":{"name":"fake","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"fake-model","models":["fake-model","other-model"],"apiKey":"","requiresApiKey":false,"configured":true},` +
-		`"keyed":{"name":"keyed","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"m","models":["m"],"apiKey":"","requiresApiKey":true,"configured":true}}}`
+		`"keyed":{"name":"keyed","kind":"custom","baseURL":"` + e.srv.URL() + `","model":"m","models":["m"],"apiKey":"","requiresApiKey":true,"configured":true}},` +
+		`"modelSettings":{"fake/other-model":{"images":true}}}`
 	e.writeHome("config.json", cfg)
 	e.writeWS("a.txt", "hello\n")
 	base, login := e.serve()
@@ -150,6 +154,26 @@ func TestWebPanel(t *testing.T) {
 		t.Errorf("out.txt after the approved command: %q, %v", data, err)
 	}
 
+	// A subagent whose command asks: its request comes up in this
+	// session's dock, marked as the subagent's, its progress shows under
+	// the task card, and the answer given here lets it go on.
+	task, _ := json.Marshal(map[string]any{"description": "write sub.txt", "prompt": "Write sub.txt.", "subagent_type": "general"})
+	e.srv.Enqueue(llmtest.Call("task", string(task)), llmtest.Call("run_command", `{"command":"echo from-sub > sub.txt"}`),
+		llmtest.Text("sub.txt written."), llmtest.Text("The subagent wrote sub.txt."))
+	p.send("delegate sub.txt")
+	p.wait("the subagent's approval card", `!!document.querySelector('.dock .approval .badge.sub') && document.querySelector('.dock .cmd').textContent === '$ echo from-sub > sub.txt'`)
+	p.wait("the subagent under the task card", `(() => { const s = document.querySelector('.tool[data-tool="task"] .subagent'); return s && s.querySelector('.sub-head').textContent.includes('general subagent') && [...s.querySelectorAll('.sub-call')].some((c) => c.dataset.state === 'waiting' && c.textContent.includes('echo from-sub')); })()`)
+	if n := js[int](p, `document.querySelectorAll('.log > .tool[data-tool="run_command"]').length`); n != 1 {
+		t.Errorf("%d run_command cards at the top level; the subagent's call belongs under its task card", n)
+	}
+	p.wait("the answers to be enabled", `[...document.querySelectorAll('.dock .approval-buttons button')].every((b) => !b.disabled)`)
+	shot("subagent-approval-desktop")
+	p.do("allow the subagent's command", chromedp.Click(chromedp.CSS(`.dock button[data-answer="Allow once"]`)))
+	p.wait("the subagent's command, then the task's result", `document.querySelector('.tool[data-tool="task"]').dataset.state === 'ok' && document.querySelector('.dock').hidden && [...document.querySelectorAll('.tool[data-tool="task"] .sub-call')].some((c) => c.dataset.state === 'ok') && [...document.querySelectorAll('.assistant .md')].some((m) => m.textContent === 'The subagent wrote sub.txt.')`)
+	if data, err := os.ReadFile(filepath.Join(e.ws, "sub.txt")); err != nil || string(data) != "from-sub\n" {
+		t.Errorf("sub.txt after the subagent's approved command: %q, %v", data, err)
+	}
+
 	// Permission mode acceptEdits (from the header), then an edit: no
 	// approval, and its diff in colour.
 	js[bool](p, `(() => { const s = document.querySelector('select.mode'); s.value = 'acceptEdits'; s.dispatchEvent(new Event('change')); return true; })()`)
@@ -186,6 +210,34 @@ func TestWebPanel(t *testing.T) {
 	}
 	waitFor("the model switch", func() bool { return e.show(sid).Session.Model == "fake/other-model" })
 
+	// Images: attached from the file picker and pasted; refused for a
+	// model that does not read them (the message and the images stay),
+	// sent to one that does (other-model, by modelSettings).
+	shotPNG := filepath.Join(t.TempDir(), "shot.png")
+	if err := os.WriteFile(shotPNG, pngFile(t, 30, 20, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js[bool](p, `(() => { const s = document.querySelector('select.model'); s.value = 'fake/fake-model'; s.dispatchEvent(new Event('change')); return true; })()`)
+	waitFor("the model switch back", func() bool { return e.show(sid).Session.Model == "fake/fake-model" })
+	p.do("attach an image", chromedp.SetUploadFiles(chromedp.CSS(`input.image-picker`), []string{shotPNG}))
+	p.wait("its thumbnail", `[...document.querySelectorAll('.attachments .attachment')].some((a) => a.textContent.includes('shot.png') && a.querySelector('img').naturalWidth === 30)`)
+	js[bool](p, `(() => { const c = document.createElement('canvas'); c.width = 8; c.height = 6; const b = atob(c.toDataURL('image/png').split(',')[1]); const u = new Uint8Array(b.length); for (let i = 0; i < b.length; i++) u[i] = b.charCodeAt(i); const dt = new DataTransfer(); dt.items.add(new File([u], 'pasted.png', { type: 'image/png' })); document.querySelector('textarea.input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true })); return true; })()`)
+	p.wait("two attachments", `document.querySelectorAll('.attachments .attachment').length === 2`)
+	shot("images-desktop")
+	p.send("what do these show?")
+	p.wait("the refusal", `document.querySelector('.hint').textContent.includes('does not accept images') && document.querySelector('textarea.input').value.trim() === 'what do these show?' && document.querySelectorAll('.attachments .attachment').length === 2`)
+	js[bool](p, `(() => { const s = document.querySelector('select.model'); s.value = 'fake/other-model'; s.dispatchEvent(new Event('change')); return true; })()`)
+	waitFor("the model switch to other-model", func() bool { return e.show(sid).Session.Model == "fake/other-model" })
+	e.srv.Enqueue(llmtest.Text("Two grey rectangles."))
+	p.do("send again", chromedp.Click(chromedp.CSS(`button.send`)))
+	p.wait("the message with its images, and the answer", `[...document.querySelectorAll('.block.user')].some((u) => u.textContent.includes('what do these show?') && u.textContent.includes('shot.png (30×20)') && u.textContent.includes('pasted.png (8×6)')) && [...document.querySelectorAll('.assistant .md')].some((m) => m.textContent === 'Two grey rectangles.') && document.querySelector('.attachments').hidden`)
+	if reqs := e.srv.ChatRequests(); true {
+		_, urls := imageParts(t, reqs[len(reqs)-1])
+		if n := len(urls[len(urls)-1]); n != 2 {
+			t.Errorf("the model got %d images with the message, want 2", n)
+		}
+	}
+
 	// A slow answer: a message queued meanwhile is shown and removed, and
 	// a reload in the middle of the turn shows the same transcript.
 	e.srv.Enqueue(llmtest.Reply{Text: story, Pieces: 60, ChunkDelay: 70 * time.Millisecond})
@@ -220,7 +272,7 @@ func TestWebPanel(t *testing.T) {
 	shot("reloaded-desktop")
 	afterReload := transcriptOf(p)
 	checkNoDuplicates(t, afterReload)
-	if got, want := countPrefix(afterReload, "user:"), 5; got != want {
+	if got, want := countPrefix(afterReload, "user:"), 7; got != want {
 		t.Errorf("%d user messages after the reload, want %d:\n%s", got, want, strings.Join(afterReload, "\n"))
 	}
 	// A fresh load of the finished session shows exactly the same.

@@ -16,7 +16,8 @@
 // the editor's unsaved buffers. The MCP servers the client passes with
 // session/new and session/load are handed to the app's MCP manager
 // (app.Driver.UseMCPServers). session/load replays a stored session's
-// events through the same mapping.
+// events through the same mapping. Image blocks in prompts go to a model
+// that reads images (images.go).
 //
 // What is not here: any agent logic. Turns, permissions, approvals and
 // storage are the core's; this package only translates.

@@ -128,9 +128,9 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: agentCapabilities{
 			LoadSession: true,
-			// The model is given text: embedded files are inlined, but
-			// images and audio have nowhere to go.
-			PromptCapabilities:  promptCapabilities{EmbeddedContext: true},
+			// Embedded files are inlined; images go to a model that
+			// reads them (images.go); audio has nowhere to go.
+			PromptCapabilities:  promptCapabilities{EmbeddedContext: true, Image: s.d.ReadsImages()},
 			SessionCapabilities: sessionCapabilities{List: &struct{}{}},
 			// Stdio servers are always supported; these say HTTP ones are.
 			MCPCapabilities: mcpCapabilities{HTTP: true, SSE: true},
@@ -340,7 +340,7 @@ func (s *server) prompt(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	input, err := promptText(p.Prompt)
+	input, imgs, err := s.promptContent(ctx, sess.id, p.Prompt)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +357,7 @@ func (s *server) prompt(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		sess.mu.Unlock()
 	}()
 	m := newMapper(sess.cwd, false)
-	out := s.d.Run(ctx, app.Turn{SessionID: sess.id, Input: input, Approver: s.approver(sess)}, func(e protocol.Event) {
+	out := s.d.Run(ctx, app.Turn{SessionID: sess.id, Input: input, Images: imgs, Approver: s.approver(sess)}, func(e protocol.Event) {
 		if e.Type == protocol.EventWarning || e.Type == protocol.EventHookWarning {
 			s.log.Info("turn warning", "session", sess.id, "text", e.Text)
 		}
@@ -382,11 +382,16 @@ func (s *server) prompt(ctx context.Context, req *jsonrpc.Request) (any, error) 
 
 // promptText turns a prompt's content blocks into the user's message:
 // text as it is, links as Markdown links, embedded text files inline with
-// their URI. Images and audio are refused (the initialize answer says so).
-func promptText(blocks []contentBlock) (string, error) {
+// their URI. Image blocks are returned apart (images.go); audio is
+// refused (the initialize answer says so).
+func promptText(blocks []contentBlock) (string, []protocol.Image, error) {
 	var b strings.Builder
+	var imgs []protocol.Image
 	for _, c := range blocks {
 		switch c.Type {
+		case "image":
+			imgs = append(imgs, protocol.Image{MIME: c.MimeType, Data: c.Data, Name: imageName(c.URI)})
+			continue
 		case "text":
 			b.WriteString(c.Text)
 		case "resource_link":
@@ -397,23 +402,23 @@ func promptText(blocks []contentBlock) (string, error) {
 			fmt.Fprintf(&b, "[%s](%s)", name, c.URI)
 		case "resource":
 			if c.Resource == nil {
-				return "", jsonrpc.InvalidParams("a resource block without its resource")
+				return "", nil, jsonrpc.InvalidParams("a resource block without its resource")
 			}
 			if c.Resource.Blob != "" && c.Resource.Text == "" {
 				fmt.Fprintf(&b, "\n[binary resource %s left out]\n", c.Resource.URI)
 				continue
 			}
 			fmt.Fprintf(&b, "\n<context ref=%q>\n%s\n</context>\n", c.Resource.URI, c.Resource.Text)
-		case "image", "audio":
-			return "", jsonrpc.InvalidParams("mx-claw takes no %s in prompts (promptCapabilities.%s is false)", c.Type, c.Type)
+		case "audio":
+			return "", nil, jsonrpc.InvalidParams("mx-claw takes no %s in prompts (promptCapabilities.%s is false)", c.Type, c.Type)
 		default:
-			return "", jsonrpc.InvalidParams("unknown content block type %q", c.Type)
+			return "", nil, jsonrpc.InvalidParams("unknown content block type %q", c.Type)
 		}
 	}
 	if strings.TrimSpace(b.String()) == "" {
-		return "", jsonrpc.InvalidParams("the prompt is empty")
+		return "", nil, jsonrpc.InvalidParams("the prompt has no text")
 	}
-	return b.String(), nil
+	return b.String(), imgs, nil
 }
 
 // approver asks the client about a call that needs approval with

@@ -34,19 +34,36 @@ type agentConn struct {
 
 func newAgent(t *testing.T, opts app.Options, requiresKey bool, replies ...llmtest.Reply) *agentConn {
 	t.Helper()
+	return newAgentConfig(t, opts, requiresKey, "", replies...)
+}
+
+// newAgentConfig is newAgent with more top-level keys of config.json
+// (extra, without the braces).
+func newAgentConfig(t *testing.T, opts app.Options, requiresKey bool, extra string, replies ...llmtest.Reply) *agentConn {
+	t.Helper()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newAgentIn(t, t.TempDir(), ws, opts, requiresKey, replies...)
+	return newAgentInConfig(t, t.TempDir(), ws, opts, requiresKey, extra, replies...)
 }
 
 // newAgentIn is newAgent on a given home and workspace: a second agent on
 // the same home is another process's view of the same sessions.
 func newAgentIn(t *testing.T, home, ws string, opts app.Options, requiresKey bool, replies ...llmtest.Reply) *agentConn {
 	t.Helper()
+	return newAgentInConfig(t, home, ws, opts, requiresKey, "", replies...)
+}
+
+// newAgentInConfig is newAgentIn with more top-level keys of config.json
+// (extra, without the braces).
+func newAgentInConfig(t *testing.T, home, ws string, opts app.Options, requiresKey bool, extra string, replies ...llmtest.Reply) *agentConn {
+	t.Helper()
 	srv := llmtest.NewTestServer(t, replies...)
-	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":%v,"configured":true}}}`, srv.URL(), requiresKey)
+	if extra != "" {
+		extra = "," + extra
+	}
+	cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":%v,"configured":true}}%s}`, srv.URL(), requiresKey, extra)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -110,21 +110,26 @@ func TestMapper(t *testing.T) {
 
 func TestPromptText(t *testing.T) {
 	t.Parallel()
-	got, err := promptText([]contentBlock{
+	got, imgs, err := promptText([]contentBlock{
 		textBlock("Look at "),
 		{Type: "resource_link", Name: "a.go", URI: "file:///ws/a.go"},
 		{Type: "resource", Resource: &embeddedResource{URI: "file:///ws/b.go", Text: "package b"}},
+		{Type: "image", Data: "aGk=", MimeType: "image/png", URI: "file:///ws/shot.png"},
 	})
 	want := "Look at [a.go](file:///ws/a.go)\n<context ref=\"file:///ws/b.go\">\npackage b\n</context>\n"
 	if err != nil || got != want {
 		t.Fatalf("got %q, %v", got, err)
 	}
+	if len(imgs) != 1 || imgs[0].Data != "aGk=" || imgs[0].Name != "shot.png" {
+		t.Errorf("images %+v", imgs)
+	}
 	for _, bad := range [][]contentBlock{
 		{{Type: "image", Data: "xx", MimeType: "image/png"}},
+		{{Type: "audio", Data: "xx", MimeType: "audio/wav"}, textBlock("hear this")},
 		{textBlock("  ")},
 		{{Type: "video"}},
 	} {
-		if _, err := promptText(bad); err == nil {
+		if _, _, err := promptText(bad); err == nil {
 			t.Errorf("%s accepted", js(bad))
 		}
 	}

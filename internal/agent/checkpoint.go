@@ -53,6 +53,20 @@ func (t *turn) checkpointBefore(c *call) *checkpointRun {
 	return &checkpointRun{store: store, before: before, paths: paths}
 }
 
+// warmCheckpoints starts the first whole-workspace checkpoint of the
+// workspace at root in the background, if this process has not taken one
+// (checkpoint.Store.WarmUp): the first command that is not read-only then
+// waits only for what is left of it, and a turn that only reads waits for
+// nothing.
+func (c *Core) warmCheckpoints(root string) {
+	if c.opts.Checkpoints == nil {
+		return
+	}
+	if st, err := c.opts.Checkpoints.For(root); err == nil {
+		st.WarmUp()
+	}
+}
+
 // checkpointAfter takes the checkpoint after the call and returns what the
 // call changed. It runs even when the turn was cancelled meanwhile: what a
 // stopped command did is recorded too.

@@ -307,6 +307,9 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(
 			c.log.Warn("release lease", "session", sess.ID, "err", err)
 		}
 	}()
+	// A command that changes the workspace needs its first checkpoint:
+	// take it in the background meanwhile (checkpoint.go).
+	c.warmCheckpoints(ws.Root())
 	// The session's tools are settled under the lease: at its first turn
 	// this may start its MCP servers and freezes their tool list.
 	reg, toolWarnings, err := c.sessionTools(ctx, sess)

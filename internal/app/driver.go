@@ -185,6 +185,8 @@ type Turn struct {
 	Input     string
 	// Model, if set, switches the session to this model from this turn on.
 	Model string
+	// Images are pictures sent with Input (see DecodeImages).
+	Images []protocol.Image
 	// Approver answers the turn's approvals; nil denies every call that
 	// needs one (the model is told nobody could approve it).
 	Approver Approver
@@ -303,7 +305,7 @@ func (d *Driver) Run(ctx context.Context, t Turn, sink func(protocol.Event)) Out
 		model = d.model
 	}
 	err := d.a.Core.Run(ctx, agent.TurnRequest{SessionID: t.SessionID, Input: t.Input, Model: model, OnAsk: onAsk,
-		Budget: d.a.Budget()}, wrapped)
+		Budget: d.a.Budget(), Images: t.Images}, wrapped)
 	return classify(ctx, err, finish)
 }
 

@@ -14,25 +14,7 @@ import (
 // after the first (slow) snapshot.
 func benchWorkspace(b *testing.B, lim Limits) (*Store, string) {
 	b.Helper()
-	root, err := filepath.EvalSymlinks(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	for d := range 100 {
-		dir := filepath.Join(root, "pkg", fmt.Sprintf("d%03d", d))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		for i := range 100 {
-			text := fmt.Sprintf("package d%03d\n\n// File %d of directory %d.\nfunc F%d() int { return %d }\n", d, i, d, i, i*d)
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(text), 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	os.MkdirAll(filepath.Join(root, "build"), 0o755)
-	os.WriteFile(filepath.Join(root, "build", "out"), []byte("ignored"), 0o644)
-	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n*.log\n"), 0o644)
+	root := benchFiles(b)
 	m := NewManager(filepath.Join(b.TempDir(), "checkpoints"), lim, nil)
 	b.Cleanup(func() { m.Close() })
 	s, err := m.For(root)
@@ -54,6 +36,34 @@ func benchWorkspace(b *testing.B, lim Limits) (*Store, string) {
 		b.Fatal(err)
 	}
 	return s, root
+}
+
+// benchFiles makes the workspace of benchWorkspace and returns its root.
+func benchFiles(b *testing.B) string {
+	b.Helper()
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for d := range 100 {
+		dir := filepath.Join(root, "pkg", fmt.Sprintf("d%03d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for i := range 100 {
+			text := fmt.Sprintf("package d%03d\n\n// File %d of directory %d.\nfunc F%d() int { return %d }\n", d, i, d, i, i*d)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i)), []byte(text), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	os.MkdirAll(filepath.Join(root, "build"), 0o755)
+	os.WriteFile(filepath.Join(root, "build", "out"), []byte("ignored"), 0o644)
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n*.log\n"), 0o644)
+	// Past the racy window, as a workspace's files are when a session
+	// starts.
+	time.Sleep(racyWindow + 50*time.Millisecond)
+	return root
 }
 
 // BenchmarkCheckpointCommand is the checkpoint taken before a command

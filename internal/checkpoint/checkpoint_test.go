@@ -208,6 +208,8 @@ func TestSnapshotIndexAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before its directory goes: its index is saved in the background.
+	t.Cleanup(func() { other.Close() })
 	m, err := other.Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -336,6 +338,8 @@ func TestSnapshotWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before its directory goes: its index is saved in the background.
+	t.Cleanup(func() { walked.Close() })
 	w, err := walked.Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,12 @@
 // file, 16 ms with the watcher, 112 ms walking; the first snapshot, which
 // reads and saves everything, 4–11 s.
 //
+// That first snapshot need not make a command wait: WarmUp takes it in
+// the background from when a session's turn starts (warm.go), paced to at
+// most two thirds of one core, and the first Snapshot takes over what it
+// has saved so far (or its finished snapshot and watcher) and reads only
+// the rest.
+//
 // Why not the git binary with GIT_DIR, GIT_WORK_TREE and an index of its
 // own (`git add -A && git write-tree`)? Measured on a 10,000-file
 // workspace here, that took 60–210 ms per checkpoint after the first

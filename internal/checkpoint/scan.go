@@ -135,9 +135,12 @@ type batch struct{ from, to int }
 // made, moved or removed, a .gitignore changed, the event queue
 // overflowed, inotify's watches used up).
 func (s *Store) Snapshot(ctx context.Context) (*Manifest, error) {
+	s.snapshots.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loadIndex()
+	// What a warm-up did is this snapshot's to use (warm.go).
+	s.takeWarm()
 	start := time.Now()
 	if s.watch != nil {
 		dirty, full := s.watch.changes()
@@ -227,7 +230,7 @@ func (s *Store) Snapshot(ctx context.Context) (*Manifest, error) {
 		}
 		return nil, firstErr
 	}
-	s.watch = w
+	s.watch, s.scanned = w, true
 	m := &Manifest{Entries: make(map[string]Entry, len(items)), Taken: start}
 	changed := len(items) != len(s.index)
 	for i, it := range items {

@@ -94,22 +94,41 @@ type Store struct {
 	loaded  bool
 	watch   *watcher // what changed since the last snapshot (Linux); nil: walk
 	noWatch bool     // inotify is not to be had here: always walk
+	scanned bool     // a whole snapshot was taken in this process
+	warm    *warmUp  // the background first snapshot, if one was started
 
 	saveMu  sync.Mutex // guards pending and saving
 	pending map[string]Entry
 	saving  bool
 	saved   chan struct{} // closed when the running save ends
 
-	// reads counts the files snapshots have read (tests and benchmarks).
-	reads atomic.Int64
+	// reads counts the files snapshots (and warm-ups) have read;
+	// snapshots counts the calls of Snapshot (see Stats).
+	reads, snapshots atomic.Int64
 }
+
+// Stats says how much a store has done in this process: for tests and
+// benchmarks.
+type Stats struct {
+	// Snapshots is how many whole-workspace snapshots were asked for
+	// (Snapshot; a warm-up is none).
+	Snapshots int64
+	// Reads is how many files snapshots and warm-ups read and saved.
+	Reads int64
+}
+
+// Stats returns the store's counts so far.
+func (s *Store) Stats() Stats { return Stats{Snapshots: s.snapshots.Load(), Reads: s.reads.Load()} }
 
 // indexVersion is the format of the index file.
 const indexVersion = 1
 
 // openStore creates (if needed) and opens the store at dir for the
-// workspace root.
+// workspace root; log may be nil (nothing is logged).
 func openStore(dir, root string, lim Limits, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	for _, d := range []string{filepath.Join(dir, "objects"), filepath.Join(dir, "refs", "heads")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("checkpoint store: %w", err)
@@ -215,14 +234,20 @@ func (s *Store) writeIndex(idx map[string]Entry) error {
 	return writeAtomic(s.indexFile(), buf.Bytes(), 0o600)
 }
 
-// Close stops watching the workspace and saves the stat cache.
+// Close stops a warm-up (keeping what it saved), stops watching the
+// workspace and saves the stat cache.
 func (s *Store) Close() error {
 	s.mu.Lock()
+	s.takeWarm()
+	wu := s.warm
 	if s.watch != nil {
 		s.watch.close()
 		s.watch = nil
 	}
 	s.mu.Unlock()
+	if wu != nil {
+		<-wu.done
+	}
 	return s.Flush()
 }
 

@@ -62,9 +62,13 @@ type SessionDetail struct {
 	PendingApprovals []Approval `json:"pendingApprovals"`
 }
 
-// SendMessage is the body of POST /api/sessions/{id}/messages.
+// SendMessage is the body of POST /api/sessions/{id}/messages. Images,
+// optional, are pictures sent with the text for a model that reads them:
+// each its file's bytes in base64 (Data) and, optionally, its file name;
+// the server checks and scales them down.
 type SendMessage struct {
-	Text string `json:"text"`
+	Text   string  `json:"text"`
+	Images []Image `json:"images,omitempty"`
 }
 
 // MessageAccepted is the answer (202) of POST /api/sessions/{id}/messages:

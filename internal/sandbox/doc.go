@@ -10,6 +10,23 @@
 //     a read-only root, the writable roots bound read-write, protected paths
 //     re-bound read-only and absent ones masked — in fresh pid (and, with
 //     the network off, network) namespaces, dying with mx-claw.
+//     An absent protected path is masked by a mount whose target bwrap
+//     creates on the host for the run (an empty file or directory,
+//     removed after it: [Manager] holds each while any run uses it). So
+//     that git inside does not list these placeholders as untracked
+//     files, the command's environment gets git configuration entries
+//     (GIT_CONFIG_COUNT, after any it has) that include, for the
+//     repository holding them only (`includeIf.gitdir:`), a per-run
+//     configuration naming a per-run excludes file: the user's own
+//     excludes (core.excludesFile as configured, else git's default)
+//     followed by the placeholders' paths anchored at that repository's
+//     root. Both files are outside the workspace, bound read-only and
+//     removed after the run. Only the run's placeholders are listed, and
+//     a nested repository's files are untouched (a global excludes file
+//     would hide its real .mcp.json). Rewriting the repository's
+//     info/exclude instead would touch the user's files or need one more
+//     mount target inside .git; `ls -a` still shows the placeholders, and
+//     run_command says what they are when its output names one.
 //   - landlock (Linux, where bwrap cannot run, e.g. without user
 //     namespaces): the mx-claw binary re-executes itself as a helper
 //     ([HelperArg]) that applies Landlock (writes limited to the writable

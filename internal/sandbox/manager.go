@@ -184,6 +184,39 @@ func (m *Manager) holdMasks(paths []string) func() {
 	}
 }
 
+// adoptHeldMasks turns the read-only paths of plan that are placeholders
+// of a run still going on into masks of this run too, so that they are
+// held (not removed under this run) and hidden from git like its own.
+func (m *Manager) adoptHeldMasks(plan *Plan) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	plan.ReadOnly = slices.DeleteFunc(slices.Clone(plan.ReadOnly), func(p string) bool {
+		if m.masks[p] == 0 {
+			return false
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return false
+		}
+		plan.Masks = append(plan.Masks, p)
+		plan.MaskDirs[p] = fi.IsDir()
+		return true
+	})
+}
+
+// isMask returns whether a path is a placeholder: a mask of plan or of a
+// run still going on.
+func (m *Manager) isMask(plan Plan) func(string) bool {
+	return func(p string) bool {
+		if slices.Contains(plan.Masks, p) {
+			return true
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.masks[p] > 0
+	}
+}
+
 // Session is the sandbox of one session's commands: a manager and a
 // policy.
 type Session struct {

@@ -148,8 +148,25 @@ func (s *Session) Prepare(c Command) (*Launch, error) {
 			argv = []string{helper, HelperArg, bridge.encode()}
 			spec.NoAddressLimit = true
 		}
-		spec.Argv = append([]string{bwrapPath}, bwrapArgs(plan, net, c.Dir, argv)...)
+		s.m.adoptHeldMasks(&plan)
 		l.done = append(l.done, s.m.holdMasks(plan.Masks))
+		// git inside does not list the placeholders as untracked files.
+		state, err := s.m.stateDir()
+		if err != nil {
+			l.Done()
+			return nil, &SetupError{Backend: backend, Reason: err.Error()}
+		}
+		var gitDir string
+		env, gitDir, err = hidePlaceholders(state, plan.Masks, s.m.isMask(plan), env)
+		if err != nil {
+			l.Done()
+			return nil, &SetupError{Backend: backend, Reason: "cannot write the git excludes of the placeholders: " + err.Error()}
+		}
+		if gitDir != "" {
+			plan.ReadOnly = append(plan.ReadOnly, gitDir)
+			l.done = append(l.done, func() { os.RemoveAll(gitDir) })
+		}
+		spec.Argv = append([]string{bwrapPath}, bwrapArgs(plan, net, c.Dir, argv)...)
 	case BackendLandlock:
 		grants, ok := landlockGrants(pol.Plan())
 		if !ok {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -23,7 +24,9 @@ const answerWait = 2 * time.Second
 // terminal), which takes it from the store and goes on there — or
 // resumes here a turn paused in the store (by `mx-claw run --on-ask
 // pause`, or a process that stopped): 202 and the turn goes on. Not
-// pending: 404; the session busy in another process: 409.
+// pending: 404; the session busy in another process: 409. A subagent's
+// request may be answered with its own session's id or with its parent's
+// (nested.go).
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	id, rid := r.PathValue("id"), r.PathValue("requestId")
 	var req protocol.ApprovalAnswer
@@ -38,18 +41,13 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest("scope %q: want once, session or always", req.Scope)
 	}
-	if _, err := s.session(r, id); err != nil {
-		return err
-	}
-	pending, err := s.app.Store.PendingApprovals(r.Context(), id)
+	sess, err := s.session(r, id)
 	if err != nil {
 		return err
 	}
-	var approval *protocol.Approval
-	for i := range pending {
-		if pending[i].ID == rid {
-			approval = &pending[i]
-		}
+	approval, err := s.approvalOwner(r.Context(), id, rid)
+	if err != nil {
+		return err
 	}
 	if approval == nil {
 		return errorf(http.StatusNotFound, protocol.CodeApprovalNotFound,
@@ -62,6 +60,10 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 	ans := agent.ResolveRequest{SessionID: id, RequestID: rid, Approve: req.Decision == protocol.DecisionAllow,
 		Scope: scope, Feedback: req.Message, OnAsk: agent.AskWait, Budget: s.app.Budget(), By: AnsweredBy}
 	out := protocol.ApprovalAccepted{RequestID: rid, Decision: req.Decision, TurnID: approval.TurnID}
+	child := approval.SessionID != id || sess.ParentID != ""
+	// A subagent's request, asked by its own session or its parent, is
+	// answered in the subagent's session.
+	ans.SessionID = approval.SessionID
 	if s.app.Core.WaitsElsewhere(r.Context(), *approval) {
 		// A turn of another process (the REPL in a terminal) waits for
 		// it: the answer is stored, and that turn takes it and goes on
@@ -71,6 +73,9 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) error {
 		}
 		writeJSON(w, http.StatusAccepted, out)
 		return nil
+	}
+	if child {
+		return s.answerChild(w, r, cmp.Or(sess.ParentID, id), ans, out)
 	}
 
 	rn := s.runner(id)

@@ -64,7 +64,10 @@
 // A stream.heartbeat event (not a comment, so a page can see it) goes out
 // when nothing else did for HeartbeatInterval; stream.ready follows the
 // replay with the session as it is now; stream.closing ends every stream
-// when the server shuts down, after the cancelled turns' events.
+// when the server shuts down, after the cancelled turns' events. A
+// subagent's events reach its parent's stream as well, without an id
+// (nested.go), and so do its approvals, which the parent's detail lists
+// and the approvals route answers under either session's id.
 //
 // Only cli imports server (and tests). It works on app's App — the core,
 // the store, the config and the secret chain — and uses the types of the

@@ -245,7 +245,7 @@ func (st *stream) follow(sub *bus.Subscription[*item], last int64) error {
 // store, should there be a gap), or a delta that happened after it.
 func (st *stream) handle(it *item) error {
 	e := it.ev
-	if !stored(e) {
+	if !it.stored() {
 		// A delta belongs after the stored event before it on the feed;
 		// one from before what the client already has is stale.
 		if st.pos < st.sent {
@@ -328,7 +328,7 @@ func (st *stream) sendItem(it *item) error {
 	if err != nil {
 		return err
 	}
-	if stored(it.ev) {
+	if it.stored() {
 		st.sent = it.ev.Sequence
 	}
 	return st.write(frame)

@@ -48,6 +48,9 @@ type feed struct {
 	// turn is the turn whose deltas may go out as they come: the feed
 	// published its turn.started, or read the store for it once.
 	turn string
+	// children is the last stored sequence of each subagent's session
+	// published here (nested.go).
+	children map[string]int64
 }
 
 func newFeeds(st store.Store, buffer int, log *slog.Logger) *feeds {
@@ -100,6 +103,9 @@ func (fs *feeds) get(sessionID string) *feed {
 // (the poller was faster) is skipped; one beyond the next sequence is
 // preceded by the ones in between, read from the store.
 func (fs *feeds) publish(ctx context.Context, e protocol.Event) {
+	if e.ParentSessionID != "" {
+		fs.publishNested(e)
+	}
 	f := fs.get(e.SessionID)
 	if f == nil {
 		return
@@ -162,6 +168,7 @@ func (fs *feeds) pollAll(ctx context.Context) {
 	fs.mu.Unlock()
 	for _, f := range list {
 		fs.pollOne(ctx, f)
+		fs.pollChildren(ctx, f)
 	}
 }
 
@@ -219,18 +226,25 @@ func (fs *feeds) closeAll() {
 // JSON encoding per event, not a hundred, and the turn that published it
 // pays none.
 type item struct {
-	ev    protocol.Event
-	once  sync.Once
-	frame []byte
-	err   error
+	ev protocol.Event
+	// nested marks a subagent's event on its parent's feed (nested.go):
+	// sent without an id, like a delta.
+	nested bool
+	once   sync.Once
+	frame  []byte
+	err    error
 }
 
 // encoded returns the item's frame: with the event's sequence as its id
 // if it is stored, without one if it is a delta.
 func (it *item) encoded() ([]byte, error) {
-	it.once.Do(func() { it.frame, it.err = encodeFrame(it.ev, stored(it.ev)) })
+	it.once.Do(func() { it.frame, it.err = encodeFrame(it.ev, it.stored()) })
 	return it.frame, it.err
 }
+
+// stored reports whether the item is one of the feed's session's stored
+// events (sent with its sequence as the id).
+func (it *item) stored() bool { return !it.nested && stored(it.ev) }
 
 // encodeFrame encodes one event as an SSE frame.
 func encodeFrame(e protocol.Event, withID bool) ([]byte, error) {

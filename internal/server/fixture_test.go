@@ -262,6 +262,9 @@ type client struct {
 	resp   *http.Response
 	cancel context.CancelFunc
 	events chan streamed
+	// session is the stream's session; lastID the last id the reader
+	// saw.
+	session, lastID string
 }
 
 // streamed is one event read from a stream.
@@ -295,7 +298,7 @@ func (f *fixture) stream(id, query, lastID string) *client {
 		cancel()
 		f.t.Fatalf("stream: status %d: %s", resp.StatusCode, data)
 	}
-	c := &client{t: f.t, resp: resp, cancel: cancel, events: make(chan streamed, 4096)}
+	c := &client{t: f.t, resp: resp, cancel: cancel, events: make(chan streamed, 4096), session: id, lastID: lastID}
 	go c.read()
 	f.t.Cleanup(c.close)
 	return c
@@ -322,13 +325,21 @@ func (c *client) read() {
 			return
 		}
 		id := ""
-		if ev.Sequence > 0 && ev.Type.Stored() && !strings.HasPrefix(string(ev.Type), "stream.") {
+		if ev.ParentSessionID != "" && ev.SessionID != c.session {
+			// A subagent's event on its parent's stream: no id of its
+			// own, so the last one stays the parent's.
+			if e.ID != c.lastID {
+				c.events <- streamed{err: fmt.Errorf("subagent's %s %d came with id %q", ev.Type, ev.Sequence, e.ID)}
+				return
+			}
+		} else if ev.Sequence > 0 && ev.Type.Stored() && !strings.HasPrefix(string(ev.Type), "stream.") {
 			id = e.ID
 			if id != strconv.FormatInt(ev.Sequence, 10) {
 				c.events <- streamed{err: fmt.Errorf("%s %d came with id %q", ev.Type, ev.Sequence, e.ID)}
 				return
 			}
 		}
+		c.lastID = e.ID
 		c.events <- streamed{id: id, ev: ev}
 	}
 }

@@ -79,14 +79,19 @@ func (s *Server) dispatch(m methods) http.Handler {
 // decode reads a JSON body into v: one object, no unknown fields, at most
 // maxBody bytes. An empty body is allowed only if empty is true.
 func decode(w http.ResponseWriter, r *http.Request, v any, empty bool) error {
-	body := http.MaxBytesReader(w, r.Body, maxBody)
+	return decodeMax(w, r, v, empty, maxBody)
+}
+
+// decodeMax is decode with a body of at most limit bytes.
+func decodeMax(w http.ResponseWriter, r *http.Request, v any, empty bool, limit int64) error {
+	body := http.MaxBytesReader(w, r.Body, limit)
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
-			return errorf(http.StatusRequestEntityTooLarge, protocol.CodeTooLarge, "the request body is larger than %d bytes", maxBody)
+			return errorf(http.StatusRequestEntityTooLarge, protocol.CodeTooLarge, "the request body is larger than %d bytes", limit)
 		case errors.Is(err, io.EOF):
 			if empty {
 				return nil

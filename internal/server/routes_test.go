@@ -33,7 +33,12 @@ func TestCreateListShowSessions(t *testing.T) {
 	if s2.Workspace != f.ws || s2.Model != "fake/other-model" {
 		t.Errorf("created %+v", s2)
 	}
-	other := t.TempDir()
+	// A name no hexadecimal session id can contain (t.TempDir's are
+	// numbers such as 004).
+	other := filepath.Join(t.TempDir(), "other-workspace")
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	var s3 protocol.Session
 	f.mustAPI("POST", "/api/sessions", protocol.CreateSession{Workspace: other}, &s3, http.StatusCreated)
 

@@ -50,14 +50,19 @@ type turnBody func(ctx context.Context, sink func(protocol.Event)) error
 // sink hands an event of this process's turns to the streams.
 func (s *Server) sink(e protocol.Event) { s.feeds.publish(context.Background(), e) }
 
-// submit sends a user message to a session: it starts a turn, or queues
-// the message behind the running one.
-func (s *Server) submit(id, text string) (begin, error) {
+// submit sends a user message, with its images, to a session: it starts
+// a turn, or queues the message behind the running one (one with images
+// cannot wait: 409).
+func (s *Server) submit(id, text string, imgs []protocol.Image) (begin, error) {
 	r := s.runner(id)
 	r.mu.Lock()
 	if s.isStopping() {
 		r.mu.Unlock()
 		return begin{}, shuttingDown
+	}
+	if err := s.checkImages(id, r, imgs); err != nil {
+		r.mu.Unlock()
+		return begin{}, err
 	}
 	if r.running {
 		defer r.mu.Unlock()
@@ -72,7 +77,10 @@ func (s *Server) submit(id, text string) (begin, error) {
 	r.model = ""
 	r.running = true
 	r.mu.Unlock()
-	b := s.start(id, r, text, s.runTurn(id, text, model), true)
+	// A message with images is not queued behind another process's turn
+	// either: it is refused (409), images and all, for the user to send
+	// again.
+	b := s.start(id, r, text, s.runTurn(id, text, model, imgs...), len(imgs) == 0)
 	return b, b.err
 }
 
@@ -84,11 +92,11 @@ func (s *Server) isStopping() bool {
 }
 
 // runTurn is the body of a turn for the session's queued messages and
-// then input, if any (agent.TurnRequest.SendQueued).
-func (s *Server) runTurn(id, input, model string) turnBody {
+// then input (with its images), if any (agent.TurnRequest.SendQueued).
+func (s *Server) runTurn(id, input, model string, imgs ...protocol.Image) turnBody {
 	return func(ctx context.Context, sink func(protocol.Event)) error {
 		return s.app.Core.Run(ctx, agent.TurnRequest{SessionID: id, Input: input, Model: model,
-			OnAsk: agent.AskWait, Budget: s.app.Budget(), SendQueued: true}, sink)
+			OnAsk: agent.AskWait, Budget: s.app.Budget(), Images: imgs, SendQueued: true}, sink)
 	}
 }
 

@@ -96,7 +96,8 @@ func workspaceDir(p string) (string, error) {
 }
 
 // showSession serves GET /api/sessions/{id}: the session, its stored
-// messages and its pending approvals.
+// messages and its pending approvals, with those of its running subagents
+// (each naming its own sessionId).
 func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	sess, err := s.session(r, id)
@@ -107,7 +108,7 @@ func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pending, err := s.app.Store.PendingApprovals(r.Context(), id)
+	pending, err := s.pendingWithChildren(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -125,13 +126,14 @@ func (s *Server) session(r *http.Request, id string) (*protocol.Session, error) 
 	return sess, err
 }
 
-// postMessage serves POST /api/sessions/{id}/messages {"text"}: 202 with
+// postMessage serves POST /api/sessions/{id}/messages {"text", "images"?}
+// (images.go): 202 with
 // the id of the turn it started, or {"queued": true} when the session was
 // busy (in this server or another process) and the message waits.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	var req protocol.SendMessage
-	if err := decode(w, r, &req, false); err != nil {
+	if err := decodeMax(w, r, &req, false, maxMessageBody); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.Text) == "" {
@@ -140,7 +142,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.session(r, id); err != nil {
 		return err
 	}
-	b, err := s.submit(id, req.Text)
+	imgs, err := messageImages(req.Images)
+	if err != nil {
+		return err
+	}
+	b, err := s.submit(id, req.Text, imgs)
 	if err != nil {
 		var cfg *agent.ConfigError
 		if errors.As(err, &cfg) {

@@ -34,6 +34,7 @@ func TestPsListsAndStopsProcesses(t *testing.T) {
 	}}
 	h.m.backend = pb
 	h.typeLine("/ps")
+	h.patience = time.Second // stopping runs as a command: wait for it on a loaded machine
 	h.typeLine("/ps kill bg1")
 	s := h.screen()
 	for _, want := range []string{"Background processes", "bg1   pid 4242", "python3 -m http.server 8000", "bg2   pid 4343", "ended (exit 1)", "(another session)", "Stopped bg1."} {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,6 +138,10 @@ type harness struct {
 	b       *fakeBackend
 	printed []string
 	clock   time.Time
+	// patience is how long a command's message is waited for before
+	// the command is taken for one that runs on (the listener, a
+	// spinner); 30ms when zero.
+	patience time.Duration
 }
 
 func newHarness(t *testing.T, width, height int) *harness {
@@ -178,7 +183,7 @@ func (h *harness) run(cmd tea.Cmd, depth int) {
 			_, next := h.m.Update(msg)
 			h.run(next, depth+1)
 		}
-	case <-time.After(30 * time.Millisecond):
+	case <-time.After(cmp.Or(h.patience, 30*time.Millisecond)):
 	}
 }
 

@@ -66,7 +66,7 @@ func TestStallGivesUpWithStallError(t *testing.T) {
 	}
 }
 
-// TestSlowButSteadyStreamNotStalled sends a piece every 100ms for longer
+// TestSlowButSteadyStreamNotStalled sends a piece every 200ms for longer
 // than the idle timeout in total: each piece pushes the deadline back.
 func TestSlowButSteadyStreamNotStalled(t *testing.T) {
 	t.Parallel()
@@ -75,13 +75,15 @@ func TestSlowButSteadyStreamNotStalled(t *testing.T) {
 		for range 8 {
 			_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"x"}}]}`+"\n\n")
 			w.(http.Flusher).Flush()
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond)
 		}
 		_, _ = io.WriteString(w, okStream)
 	})
-	// 800ms in all, more than the idle timeout, never silent for more
-	// than a fifth of it (room for a loaded machine).
-	c := New(Config{BaseURL: srv.URL, Sleep: noSleep, IdleTimeout: 500 * time.Millisecond})
+	// 1.6s in all, more than the idle timeout, never silent for more
+	// than a fifth of it (room for a loaded machine: a run of the whole
+	// suite on a busy 2-core machine once took over 500ms to the first
+	// piece).
+	c := New(Config{BaseURL: srv.URL, Sleep: noSleep, IdleTimeout: time.Second})
 	resp, err := c.Stream(context.Background(), testRequest(), nil)
 	if err != nil || resp.Text != "xxxxxxxxok" || hits.Load() != 1 {
 		t.Fatalf("resp %+v, err %v, %d requests", resp, err, hits.Load())

@@ -193,6 +193,11 @@ func (rc *runCommand) Run(ctx context.Context, env *tools.Env, args json.RawMess
 			b.WriteString("\n" + sn)
 		}
 	}
+	if !a.Escalate && runner.Enforced() {
+		if pn := placeholderNote(res.Output, runner.Sandbox.Placeholders()); pn != "" {
+			b.WriteString("\n" + pn)
+		}
+	}
 	b.WriteString(note)
 	return tools.Result{Content: b.String(), IsError: res.TimedOut || res.ExitCode != 0}, nil
 }

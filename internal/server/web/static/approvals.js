@@ -154,7 +154,14 @@ export class ApprovalDock {
       h(
         'div',
         { class: 'approval', role: 'alertdialog', 'aria-labelledby': 'approval-title', dataset: { request: item.id } },
-        h('div', { class: 'approval-head' }, h('span', { class: 'badge' }, 'Approval needed'), h('strong', { id: 'approval-title' }, item.summary || item.toolName), more),
+        h(
+          'div',
+          { class: 'approval-head' },
+          h('span', { class: 'badge' }, 'Approval needed'),
+          item.subagent ? h('span', { class: 'badge sub', title: 'Asked by a subagent (session ' + (item.sessionId || '') + ')' }, 'subagent') : null,
+          h('strong', { id: 'approval-title' }, item.summary || item.toolName),
+          more,
+        ),
         item.reason ? h('div', { class: 'reason' }, item.reason) : null,
         detail(item),
         item.suggest ? h('div', { class: 'grants' }, '“For this session” and “always” allow ', h('code', null, item.suggest)) : null,
@@ -211,6 +218,8 @@ export class ApprovalDock {
 export function fromEvent(ev) {
   return {
     id: ev.requestId,
+    sessionId: ev.sessionId,
+    subagent: !!ev.parentSessionId,
     toolCallId: ev.toolCallId,
     toolName: ev.toolName,
     summary: ev.summary,
@@ -220,8 +229,9 @@ export function fromEvent(ev) {
   };
 }
 
-// fromApproval makes a dock item of a stored approval (GET session).
-export function fromApproval(a) {
+// fromApproval makes a dock item of a stored approval (GET session) of
+// the session viewId or, when its sessionId says so, of a subagent of it.
+export function fromApproval(a, viewId) {
   let args = a.call ? a.call.arguments : undefined;
   if (typeof args === 'string') {
     try {
@@ -230,7 +240,8 @@ export function fromApproval(a) {
       /* shown as text */
     }
   }
-  return { id: a.id, toolCallId: a.call && a.call.id, toolName: a.call && a.call.name, summary: a.summary, arguments: args, reason: '', suggest: '' };
+  const subagent = !!viewId && !!a.sessionId && a.sessionId !== viewId;
+  return { id: a.id, sessionId: a.sessionId, subagent, toolCallId: a.call && a.call.id, toolName: a.call && a.call.name, summary: a.summary, arguments: args, reason: '', suggest: '' };
 }
 
 // detail shows exactly what an approval lets happen.

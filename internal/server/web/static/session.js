@@ -8,6 +8,7 @@ import { Transcript } from './transcript.js';
 import { EventStream, LIVE, RECONNECTING, CONNECTING, SIGNED_OUT, GONE } from './stream.js';
 import { ApprovalDock, fromEvent, fromApproval } from './approvals.js';
 import { bindComposer, grow } from './composer.js';
+import { Attachments } from './attachments.js';
 import * as fmt from './format.js';
 
 // Events applied per slice of work before the page gets a turn to paint
@@ -144,7 +145,9 @@ export class SessionView {
     this.cancelBtn = h('button', { type: 'button', class: 'btn danger cancel', hidden: true }, 'Stop');
     this.cancelBtn.addEventListener('click', () => this.cancel());
     this.hint = h('div', { class: 'hint' });
-    const form = h('form', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.cancelBtn, this.sendBtn));
+    this.attach = new Attachments({ onError: (msg) => this.flashHint(msg) });
+    this.attach.bindPaste(this.input);
+    const form = h('form', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.attach.button, this.attach.picker, this.cancelBtn, this.sendBtn));
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       this.send();
@@ -158,7 +161,7 @@ export class SessionView {
       header,
       this.banner,
       h('div', { class: 'chat-body' }, this.scroller, this.jump),
-      h('div', { class: 'bottom' }, this.dockEl, this.queueEl, this.hint, form),
+      h('div', { class: 'bottom' }, this.dockEl, this.queueEl, this.hint, this.attach.el, form),
     );
 
     this.transcript = new Transcript(this.log, {
@@ -168,8 +171,12 @@ export class SessionView {
         this.setStatus(s);
       },
       onUsage: (ev) => this.onUsage(ev),
+      sessionId: this.id,
       onApproval: (kind, ev) => {
-        if (kind === 'requested') this.dock.add({ ...fromEvent(ev), seq: ev.sequence || 0 });
+        // A subagent's request carries its own session's sequence: it
+        // counts as newer than anything applied so far.
+        const seq = ev.sessionId === this.id ? ev.sequence || 0 : this.transcript.lastSeq + 0.5;
+        if (kind === 'requested') this.dock.add({ ...fromEvent(ev), seq });
         else this.dock.resolved(ev.requestId);
       },
       onQueue: (kind, ev) => this.onQueueEvent(kind, ev),
@@ -212,7 +219,7 @@ export class SessionView {
     const [d, q] = await Promise.all([get('/api/sessions/' + enc(this.id)), this.fetchQueue()]);
     if (this.destroyed) return;
     this.setSession(d.session, this.statusSeq > since);
-    this.dock.set((d.pendingApprovals || []).map(fromApproval), since);
+    this.dock.set((d.pendingApprovals || []).map((a) => fromApproval(a, this.id)), since);
     if (q && mark === this.queueMark) this.setQueue(q);
   }
 
@@ -460,7 +467,10 @@ export class SessionView {
     this.sending = true;
     this.sendBtn.disabled = true;
     try {
-      await post('/api/sessions/' + enc(this.id) + '/messages', { text });
+      const body = { text };
+      if (this.attach.count) body.images = this.attach.body();
+      await post('/api/sessions/' + enc(this.id) + '/messages', body);
+      this.attach.clear();
       this.input.value = '';
       grow(this.input);
       this.stick = true;

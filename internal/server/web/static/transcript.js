@@ -14,6 +14,7 @@
 import { h, clear } from './dom.js';
 import { render, StreamingMarkdown } from './markdown.js';
 import { duration } from './format.js';
+import { SubagentView } from './subagents.js';
 
 // Output of a running command shown live, at most (the complete result
 // replaces it).
@@ -25,8 +26,9 @@ const DIFF_LINES = 80;
 const EDIT_TOOLS = new Set(['edit_file', 'write_file', 'apply_patch']);
 
 export class Transcript {
-  // root is the element the transcript is rendered into; hooks are
-  // callbacks the app uses to follow the session: onUsage(ev),
+  // root is the element the transcript is rendered into; hooks.sessionId
+  // is the session's id, and the other hooks are callbacks the app uses
+  // to follow the session: onUsage(ev),
   // onStatus(status), onApproval(kind, ev), onQueue(kind, ev),
   // onTurn(kind, ev), onChange() (something was added or grew).
   constructor(root, hooks = {}) {
@@ -49,6 +51,12 @@ export class Transcript {
   // apply applies one event. It returns false for a stored event it has
   // already applied.
   apply(ev) {
+    // A subagent's event on its parent's stream (subagents.js): never one
+    // of this session's own, whatever its sequence says.
+    if (ev.parentSessionId && ev.sessionId !== this.hooks.sessionId) {
+      this.nested(ev);
+      return true;
+    }
     // The stream's own events (stream.*) carry the sequence they follow,
     // not one of their own.
     if (ev.sequence > 0 && !ev.type.startsWith('stream.')) {
@@ -99,6 +107,17 @@ export class Transcript {
     this.changed();
   }
 
+  // nested shows a subagent's event: its approvals go to the dock like
+  // the session's own, the rest under its task call's card.
+  nested(ev) {
+    if (ev.type === 'permission.requested' || ev.type === 'permission.resolved') {
+      if (this.hooks.onApproval) this.hooks.onApproval(ev.type === 'permission.requested' ? 'requested' : 'resolved', ev);
+    }
+    if (!ev.parentToolCallId) return;
+    this.tool(ev.parentToolCallId, 'task').subagent().handle(ev);
+    this.changed();
+  }
+
   // ---- events ----
 
   on_turn_started(ev) {
@@ -123,7 +142,7 @@ export class Transcript {
     const m = ev.message;
     if (!m) return;
     if (m.role === 'user') {
-      this.add(userBlock(m.content));
+      this.add(userBlock(m.content, m.images));
       return;
     }
     if (m.role !== 'assistant') return;
@@ -284,8 +303,12 @@ export class Transcript {
   }
 }
 
-function userBlock(text) {
-  return h('div', { class: 'block user' }, h('div', { class: 'bubble' }, text));
+// userBlock is a message of the user's, with the names of the images it
+// carried (events never carry their data).
+function userBlock(text, images) {
+  const names = (images || []).map((i) => (i.name || 'image') + (i.width ? ' (' + i.width + '×' + i.height + ')' : ''));
+  const label = names.length === 1 ? 'Image: ' : 'Images: ';
+  return h('div', { class: 'block user' }, h('div', { class: 'bubble' }, text), names.length ? h('div', { class: 'images' }, label + names.join(' · ')) : null);
 }
 
 function notice(kind, title, text) {
@@ -384,6 +407,16 @@ class ToolCard {
       this.details,
     );
     this.setState('pending');
+  }
+
+  // subagent returns the view of the subagent this (task) call started,
+  // made on first use.
+  subagent() {
+    if (!this.sub) {
+      this.sub = new SubagentView();
+      this.el.insertBefore(this.sub.el, this.result);
+    }
+    return this.sub;
   }
 
   setState(s, label) {

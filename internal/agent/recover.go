@@ -90,6 +90,12 @@ func recoverInterrupted(ctx context.Context, st store.Store, owner string, runni
 		if running(s.ID) {
 			continue
 		}
+		// The list may be stale: a session another process recovered
+		// meanwhile is not locked again (its lease would keep that
+		// process from resuming it).
+		if cur, err := st.GetSession(ctx, s.ID); err != nil || cur.Status != protocol.StatusRunning {
+			continue
+		}
 		var dead string
 		if l, err := st.GetLease(ctx, s.ID); err == nil {
 			dead = l.Owner

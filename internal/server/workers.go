@@ -127,14 +127,35 @@ func (s *Server) resume(rec agent.Recovered) {
 	}
 	notice := fmt.Sprintf("Turn resumed on worker %s after %s stopped", s.app.Core.Owner(), before)
 	s.startQueued(id, r, func(ctx context.Context, sink func(protocol.Event)) error {
-		err := s.app.Core.Continue(ctx, agent.ContinueRequest{SessionID: id, Model: model, OnAsk: agent.AskWait,
-			Budget: s.app.Budget(), Notice: notice}, sink)
-		if errors.Is(err, agent.ErrNothingToContinue) {
-			return s.runTurn(id, "", model)(ctx, sink)
+		for try := 0; ; try++ {
+			err := s.app.Core.Continue(ctx, agent.ContinueRequest{SessionID: id, Model: model, OnAsk: agent.AskWait,
+				Budget: s.app.Budget(), Notice: notice}, sink)
+			if errors.Is(err, agent.ErrNothingToContinue) {
+				return s.runTurn(id, "", model)(ctx, sink)
+			}
+			// Another worker's takeover round may hold the lease for a
+			// moment to look at the session it just saw running: wait
+			// for it. A turn of its own runs longer; then the queue is
+			// watched, and sent when it ends.
+			var held *store.LeaseHeldError
+			if !errors.As(err, &held) || try >= resumeTries {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(resumeWait):
+			}
 		}
-		return err
 	})
 }
+
+// resumeTries and resumeWait bound how long resume waits for a lease
+// another worker's takeover round holds.
+const (
+	resumeTries = 20
+	resumeWait  = 100 * time.Millisecond
+)
 
 // sendStranded sends the queued messages of idle sessions that no live
 // process holds: their process died between two turns, or while a turn

@@ -46,11 +46,21 @@ func startWorkers(t *testing.T, n int, url string, ttl time.Duration, srv *llmte
 // startWorkersIn is startWorkers with the workspace ws.
 func startWorkersIn(t *testing.T, n int, url string, ttl time.Duration, srv *llmtest.Server, ws string) ([]*served, string) {
 	t.Helper()
+	return startWorkersWith(t, n, url, ttl, srv, ws, "")
+}
+
+// startWorkersWith is startWorkersIn with more top-level keys of
+// config.json in extra (`"server":{...}`).
+func startWorkersWith(t *testing.T, n int, url string, ttl time.Duration, srv *llmtest.Server, ws, extra string) ([]*served, string) {
+	t.Helper()
+	if extra != "" {
+		extra = "," + extra
+	}
 	out := make([]*served, n)
 	for i := range n {
 		e := &env{t: t, home: t.TempDir(), ws: ws, srv: srv}
-		cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","store":%q,"leaseTTL":%q,"providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":false,"configured":true}}}`,
-			url, ttl.String(), srv.URL())
+		cfg := fmt.Sprintf(`{"version":1,"activeProvider":"fake","store":%q,"leaseTTL":%q%s,"providers":{"fake":{"name":"fake","kind":"custom","baseURL":%q,"model":"fake-model","models":["fake-model"],"apiKey":"","requiresApiKey":false,"configured":true}}}`,
+			url, ttl.String(), extra, srv.URL())
 		e.writeHome("config.json", cfg)
 		cmd := e.command(context.Background(), "serve", "--addr", "127.0.0.1:0")
 		cmd.Env = append(cmd.Env, "MX_CLAW_SERVE_TOKEN="+workerToken)
@@ -196,11 +206,13 @@ func (f *follower) stream(ctx context.Context, base string) {
 
 // TestServeWorkersShareSessions: three `serve` workers on one PostgreSQL
 // database; 30 sessions driven through them at once; one worker killed
-// with SIGKILL mid-turn. Its sessions are taken over by the others (their
-// interrupted turns recorded as failed), their next messages answered
-// elsewhere, nothing lost or duplicated, and event streams that reconnect
-// to another worker with Last-Event-ID see every stored event once, in
-// order, with no gap.
+// with SIGKILL mid-turn, just after messages were queued behind its turns.
+// Its sessions are taken over by the others: their interrupted turns are
+// recorded as failed and resumed (the fake model answers them), the
+// queued messages are sent after them, their next messages are answered
+// elsewhere, no acknowledged message is lost or sent twice, and event
+// streams that reconnect to another worker with Last-Event-ID see every
+// stored event once, in order, with no gap.
 func TestServeWorkersShareSessions(t *testing.T) {
 	t.Parallel()
 	url := pgCluster.NewDB(t)
@@ -301,6 +313,15 @@ func TestServeWorkersShareSessions(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Queue a message behind each of worker 0's turns, then kill it: every
+	// acknowledged one must be sent once, by another worker.
+	extra := map[int]string{}
+	for i := 0; i < sessions; i += 3 {
+		text := fmt.Sprintf("session %d queued before the kill", i)
+		if code, err := call(urls[0], "POST", "/api/sessions/"+ids[i]+"/messages", map[string]string{"text": text}, nil); err == nil && code == 202 {
+			extra[i] = text
+		}
+	}
 	alive[0].Store(false)
 	if err := workers[0].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -328,13 +349,13 @@ func TestServeWorkersShareSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	interrupted, tookOver := 0, time.Duration(0)
+	interrupted, resumedTurns, tookOver := 0, 0, time.Duration(0)
 	for i, id := range ids {
 		evs, err := st.Events(context.Background(), id, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		started, ended := 0, 0
+		started, ended, resumed := 0, 0, 0
 		for j, e := range evs {
 			if e.Sequence != int64(j+1) {
 				t.Fatalf("session %d: event %d has sequence %d", i, j, e.Sequence)
@@ -344,6 +365,10 @@ func TestServeWorkersShareSessions(t *testing.T) {
 				started++
 			case protocol.EventTurnCompleted:
 				ended++
+			case protocol.EventWarning:
+				if strings.HasPrefix(e.Text, "Turn resumed on worker") {
+					resumed++
+				}
 			case protocol.EventTurnFailed:
 				ended++
 				if e.Error != agent.InterruptedError {
@@ -356,16 +381,28 @@ func TestServeWorkersShareSessions(t *testing.T) {
 				tookOver = max(tookOver, e.Timestamp.Sub(killedAt))
 			}
 		}
-		if started != rounds || ended != rounds {
-			t.Errorf("session %d: %d turns started, %d ended, want %d", i, started, ended, rounds)
+		if started != ended {
+			t.Errorf("session %d: %d turns started, %d ended", i, started, ended)
 		}
 		msgs, _ := st.Messages(context.Background(), id, 0)
-		var users []string
+		// Every user message is answered, once; queued messages sent
+		// together are one user message, their texts apart by blank lines.
+		var sent []string
 		answers := map[string]bool{}
-		for _, m := range msgs {
+		for j, m := range msgs {
 			switch m.Role {
 			case protocol.RoleUser:
-				users = append(users, m.Content)
+				sent = append(sent, strings.Split(m.Content, "\n\n")...)
+				answered := false
+				for _, a := range msgs[j+1:] {
+					if a.Role == protocol.RoleUser {
+						break
+					}
+					answered = answered || a.Role == protocol.RoleAssistant && a.Content == "answer: "+m.Content
+				}
+				if !answered {
+					t.Errorf("session %d: user message %q not answered", i, m.Content)
+				}
 			case protocol.RoleAssistant:
 				if answers[m.Content] {
 					t.Errorf("session %d: answer %q stored twice", i, m.Content)
@@ -377,9 +414,18 @@ func TestServeWorkersShareSessions(t *testing.T) {
 		for k := range rounds {
 			want = append(want, fmt.Sprintf("session %d message %d", i, k+1))
 		}
-		if !slices.Equal(users, want) {
-			t.Errorf("session %d: user messages %q, want %q", i, users, want)
+		if q, ok := extra[i]; ok {
+			// Queued during round 2, it is sent after message 2, before or
+			// with message 3.
+			want = slices.Insert(want, 2, q)
 		}
+		if !slices.Equal(sent, want) {
+			t.Errorf("session %d: user messages %q, want %q", i, sent, want)
+		}
+		if resumed > 0 && i%3 != 0 {
+			t.Errorf("session %d of a live worker was resumed", i)
+		}
+		resumedTurns += resumed
 		sess, _ := st.GetSession(context.Background(), id)
 		if sess.Status == protocol.StatusRunning {
 			t.Errorf("session %d still running", i)
@@ -402,7 +448,11 @@ func TestServeWorkersShareSessions(t *testing.T) {
 	if interrupted < 5 {
 		t.Errorf("%d turns interrupted by the kill, want at least 5", interrupted)
 	}
-	t.Logf("%d interrupted turns taken over, the last %v after the kill (lease TTL %v)", interrupted, tookOver.Round(time.Millisecond), ttl)
+	if resumedTurns != interrupted {
+		t.Errorf("%d interrupted turns, %d resumed: every one must be", interrupted, resumedTurns)
+	}
+	t.Logf("%d interrupted turns taken over and resumed, the last %v after the kill (lease TTL %v); %d messages queued before the kill",
+		interrupted, tookOver.Round(time.Millisecond), ttl, len(extra))
 	cancel()
 	fwg.Wait()
 	for _, w := range workers[1:] {
@@ -429,37 +479,35 @@ func logLeasesAndQueues(t *testing.T, url string, ids []string) {
 }
 
 // stored reports whether the session's transcript has the user message
-// text.
+// text (alone, or sent with other queued messages).
 func stored(base, id, text string) bool {
 	var st sessionState
 	if _, err := call(base, "GET", "/api/sessions/"+id, nil, &st); err != nil {
 		return false
 	}
 	for _, m := range st.Messages {
-		if m.Role == protocol.RoleUser && m.Content == text {
+		if m.Role == protocol.RoleUser && slices.Contains(strings.Split(m.Content, "\n\n"), text) {
 			return true
 		}
 	}
 	return false
 }
 
-// waitTurn waits until the turn of the session's message text ended:
-// answered, or failed because its worker died.
+// waitTurn waits until the turn of the session's message text was
+// answered (on its worker, or resumed on another after its worker died).
+// Messages queued together are sent as one, text among them.
 func waitTurn(live func(int) string, i int, id, text string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	var st sessionState
 	for time.Now().Before(deadline) {
 		st = sessionState{}
-		if _, err := call(live(i), "GET", "/api/sessions/"+id, nil, &st); err == nil && st.Session.Status != protocol.StatusRunning {
+		if _, err := call(live(i), "GET", "/api/sessions/"+id, nil, &st); err == nil {
 			for j, m := range st.Messages {
-				if m.Role != protocol.RoleUser || m.Content != text {
+				if m.Role != protocol.RoleUser || !slices.Contains(strings.Split(m.Content, "\n\n"), text) {
 					continue
 				}
-				if st.Session.Status == protocol.StatusFailed && st.Session.LastError == agent.InterruptedError {
-					return nil
-				}
 				for _, a := range st.Messages[j+1:] {
-					if a.Role == protocol.RoleAssistant && a.Content == "answer: "+text {
+					if a.Role == protocol.RoleAssistant && a.Content == "answer: "+m.Content {
 						return nil
 					}
 				}
@@ -521,7 +569,9 @@ func testFrozenWorker(t *testing.T, mode string) {
 		aTTL = time.Minute
 	}
 	first, ws := startWorkers(t, 1, url, aTTL, srv)
-	second, _ := startWorkersIn(t, 1, url, ttl, srv, ws)
+	// B does not resume A's turn (TestServeWorkersShareSessions shows
+	// that): here the frozen worker's answer must be nowhere.
+	second, _ := startWorkersWith(t, 1, url, ttl, srv, ws, `"server":{"resumeInterrupted":false}`)
 	a, b := first[0], second[0]
 	var sess protocol.Session
 	if code, err := call(a.info.URL, "POST", "/api/sessions", map[string]string{"workspace": ws}, &sess); err != nil || code != 201 {

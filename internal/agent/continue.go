@@ -23,6 +23,9 @@ type ContinueRequest struct {
 	OnAsk AskPolicy
 	// Budget caps the turn.
 	Budget Budget
+	// Notice, if set, is told (a warning event) as the turn starts: why
+	// it runs, as "resumed on worker X after worker Y stopped".
+	Notice string
 }
 
 // Continue takes the session's transcript as it is through the loop again,
@@ -51,7 +54,12 @@ func (c *Core) Continue(ctx context.Context, req ContinueRequest, sink func(prot
 		return ErrNothingToContinue
 	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
-	if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.again() }); err != nil {
+	if err := c.drive(ctx, setup, sink, func(t *turn) error {
+		if req.Notice != "" {
+			t.tell(protocol.Event{Type: protocol.EventWarning, Text: req.Notice})
+		}
+		return t.again()
+	}); err != nil {
 		return err
 	}
 	return c.runQueued(ctx, setup, sink)

@@ -2,13 +2,18 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
 // Queued messages (DESIGN §3, "queued input") wait in the store for the
 // turn that is running when they arrive, and are sent when it ends well.
+// A message leaves the queue only in the transaction that stores it as
+// the next turn's user message, or as given back (store.Batch.Dequeue):
+// a process that dies in between leaves it queued, never lost.
 // They belong to that turn: when it is cancelled or fails they are taken
 // out of the queue and given back (input.returned) for the user to edit
 // and send again, and a new turn first gives back what an earlier process
@@ -45,22 +50,26 @@ func (c *Core) EditQueued(ctx context.Context, sessionID string, id int64, text 
 }
 
 // returnQueued takes the session's queued messages out of the queue and
-// gives them back with input.returned: the turn they waited for will not
-// send them. It reads first, so a turn with nothing queued pays no write.
+// gives them back with input.returned, in one transaction: the turn they
+// waited for will not send them. It reads first, so a turn with nothing
+// queued pays no write.
 func (t *turn) returnQueued() {
 	st := t.core.opts.Store
-	if list, err := st.QueuedInputs(t.bg, t.sess.ID); err != nil || len(list) == 0 {
-		return
-	}
-	list, err := st.TakeInputs(t.bg, t.sess.ID)
-	if err != nil || len(list) == 0 {
-		if err != nil {
-			t.core.log.Warn("return queued inputs", "session", t.sess.ID, "err", err)
+	for range maxQueueReads {
+		list, err := st.QueuedInputs(t.bg, t.sess.ID)
+		if err != nil || len(list) == 0 {
+			if err != nil {
+				t.core.log.Warn("return queued inputs", "session", t.sess.ID, "err", err)
+			}
+			return
 		}
-		return
-	}
-	text := fmt.Sprintf("%d queued message(s) not sent", len(list))
-	if err := t.emit(protocol.Event{Type: protocol.EventInputReturned, Queued: list, Text: text}); err != nil {
-		t.core.log.Warn("return queued inputs", "session", t.sess.ID, "err", err)
+		text := fmt.Sprintf("%d queued message(s) not sent", len(list))
+		err = t.recordDequeue(nil, nil, list, protocol.Event{Type: protocol.EventInputReturned, Queued: list, Text: text})
+		if !errors.Is(err, store.ErrQueueChanged) {
+			if err != nil {
+				t.core.log.Warn("return queued inputs", "session", t.sess.ID, "err", err)
+			}
+			return
+		}
 	}
 }

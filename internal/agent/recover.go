@@ -46,31 +46,66 @@ const InterruptedError = "Turn interrupted: the process running it ended, or cou
 // this Core starts on the session meanwhile then finds the lease held and
 // waits, instead of sharing it and losing it when the recovery lets go.
 func (c *Core) RecoverInterrupted(ctx context.Context) ([]string, error) {
+	done, err := recoverInterrupted(ctx, c.opts.Store, store.NewOwner(), c.running)
+	return recoveredIDs(done), err
+}
+
+// Recovered is a session whose interrupted turn RecoverInterrupted
+// recorded as failed.
+type Recovered struct {
+	SessionID string
+	// Owner is the lease owner of the process that ran the turn, when its
+	// lease was still there to tell ("" otherwise).
+	Owner string
+}
+
+// Recover is RecoverInterrupted telling also whose turns they were, for
+// a server that resumes them (Continue with a notice).
+func (c *Core) Recover(ctx context.Context) ([]Recovered, error) {
 	return recoverInterrupted(ctx, c.opts.Store, store.NewOwner(), c.running)
+}
+
+func recoveredIDs(list []Recovered) []string {
+	ids := make([]string, len(list))
+	for i, r := range list {
+		ids[i] = r.SessionID
+	}
+	return ids
 }
 
 // RecoverInterrupted is Core.RecoverInterrupted for a process that has no
 // Core (`mx-claw sessions`): owner names it in the leases it takes.
 func RecoverInterrupted(ctx context.Context, st store.Store, owner string) ([]string, error) {
-	return recoverInterrupted(ctx, st, owner, func(string) bool { return false })
+	done, err := recoverInterrupted(ctx, st, owner, func(string) bool { return false })
+	return recoveredIDs(done), err
 }
 
-func recoverInterrupted(ctx context.Context, st store.Store, owner string, running func(string) bool) ([]string, error) {
+func recoverInterrupted(ctx context.Context, st store.Store, owner string, running func(string) bool) ([]Recovered, error) {
 	list, err := st.ListSessions(ctx, store.ListOptions{Status: protocol.StatusRunning, WithChildren: true})
 	if err != nil {
 		return nil, err
 	}
-	var done []string
+	var done []Recovered
 	for _, s := range list {
 		if running(s.ID) {
 			continue
+		}
+		// The list may be stale: a session another process recovered
+		// meanwhile is not locked again (its lease would keep that
+		// process from resuming it).
+		if cur, err := st.GetSession(ctx, s.ID); err != nil || cur.Status != protocol.StatusRunning {
+			continue
+		}
+		var dead string
+		if l, err := st.GetLease(ctx, s.ID); err == nil {
+			dead = l.Owner
 		}
 		ok, err := recoverOne(ctx, st, owner, s.ID)
 		if err != nil {
 			return done, fmt.Errorf("recover session %s: %w", s.ID, err)
 		}
 		if ok {
-			done = append(done, s.ID)
+			done = append(done, Recovered{SessionID: s.ID, Owner: dead})
 		}
 	}
 	return done, nil

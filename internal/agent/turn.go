@@ -49,6 +49,11 @@ type TurnRequest struct {
 	// Images are pictures sent with Input; the turn is refused before
 	// anything is stored when the model does not read images.
 	Images []protocol.Image
+	// SendQueued makes the turn's message the session's queued messages,
+	// followed by Input if set, instead of giving them back: they leave
+	// the queue in the transaction that stores the message (sendqueued.go).
+	// With nothing queued and no Input, Run does nothing.
+	SendQueued bool
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -101,6 +106,9 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink Sink) error {
 		if len(pending) > 0 {
 			// The turn waits for an answer: the message must not jump
 			// ahead of it. It is sent when the session is free.
+			if req.SendQueued && req.Input == "" {
+				return &QueuedError{SessionID: req.SessionID, Waiting: pending[0]}
+			}
 			q, err := c.Enqueue(ctx, req.SessionID, req.Input, sink)
 			if err != nil {
 				return err
@@ -115,9 +123,15 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink Sink) error {
 		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed}
 	err := c.drive(ctx, setup, sink, func(t *turn) error {
 		t.images = req.Images
+		if req.SendQueued {
+			return t.sendQueued(req.Input)
+		}
 		t.returnQueued() // left by a turn that ended without sending them
 		return t.run(req.Input)
 	})
+	if errors.Is(err, errNothingQueued) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -126,19 +140,19 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink Sink) error {
 
 // runQueued sends, as one more turn each time, the messages queued while
 // the session was busy, until none is left or a turn does not end well.
+// They stay queued until the turn that sends them stores them.
 func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink Sink) error {
 	for {
-		queued, err := c.opts.Store.TakeInputs(ctx, setup.sessionID)
+		queued, err := c.opts.Store.QueuedInputs(ctx, setup.sessionID)
 		if err != nil || len(queued) == 0 {
 			return err
 		}
-		parts := make([]string, len(queued))
-		for i, q := range queued {
-			parts[i] = q.Content
-		}
-		input := strings.Join(parts, "\n\n")
 		setup.model, setup.turnModel, setup.grants, setup.typed = "", "", nil, ""
-		if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.run(input) }); err != nil {
+		err = c.drive(ctx, setup, sink, func(t *turn) error { return t.sendQueued("") })
+		if errors.Is(err, errNothingQueued) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -434,6 +448,9 @@ type turn struct {
 	step  int
 
 	images []protocol.Image // sent with the turn's user message
+	// sending are the queued messages the user message is made of
+	// (sendqueued.go); they leave the queue when it is stored.
+	sending []protocol.QueuedInput
 }
 
 // emit stores e (unless it is a delta) and hands it to the sink; an error
@@ -495,6 +512,12 @@ func (t *turn) record(msgs []*protocol.Message, evs ...protocol.Event) error {
 // recordChanges is record with the file changes of a call, stored with
 // its result, the last of msgs.
 func (t *turn) recordChanges(msgs []*protocol.Message, changes []protocol.FileChange, evs ...protocol.Event) error {
+	return t.recordDequeue(msgs, changes, nil, evs...)
+}
+
+// recordDequeue is recordChanges that also takes queued inputs out of the
+// queue in the same transaction (store.Batch.Dequeue).
+func (t *turn) recordDequeue(msgs []*protocol.Message, changes []protocol.FileChange, dequeue []protocol.QueuedInput, evs ...protocol.Event) error {
 	t.sinkMu.Lock()
 	defer t.sinkMu.Unlock()
 	if len(t.held) > 0 || len(t.heldEvs) > 0 {
@@ -519,8 +542,8 @@ func (t *turn) recordChanges(msgs []*protocol.Message, changes []protocol.FileCh
 	}
 	// Deltas alone are never stored; a changed session rides along with
 	// the next stored record.
-	if len(stored) > 0 || len(msgs) > 0 {
-		b := store.Batch{Messages: msgs, Events: stored}
+	if len(stored) > 0 || len(msgs) > 0 || len(dequeue) > 0 {
+		b := store.Batch{Messages: msgs, Events: stored, Dequeue: dequeue}
 		if len(changes) > 0 {
 			b.Changes = []store.CallChanges{{Result: msgs[len(msgs)-1], Changes: changes}}
 		}
@@ -652,7 +675,8 @@ func (t *turn) run(input string) error {
 		{Type: protocol.EventSessionUpdated, Status: protocol.StatusRunning},
 		{Type: protocol.EventTurnStarted, Model: t.model.ID}},
 		append(frozen, protocol.Event{Type: protocol.EventMessageCompleted, Message: user.WithoutImageData()})...)
-	if err := t.record(msgs, evs...); err != nil {
+	// Queued messages sent as this one leave the queue with it.
+	if err := t.recordDequeue(msgs, nil, t.sending, evs...); err != nil {
 		return err
 	}
 	t.user = user
@@ -906,6 +930,9 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
 	t.waitHooks()
+	if errors.Is(runErr, errNothingQueued) {
+		return runErr // the turn never began: nothing to record
+	}
 	if errors.Is(runErr, store.ErrLeaseLost) {
 		// The store refused a write: another process owns the session
 		// now (the heartbeat had not noticed yet).

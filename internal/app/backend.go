@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -104,22 +103,16 @@ func (b *Backend) ListSessions(ctx context.Context, limit int) ([]protocol.Sessi
 // Run runs a turn whose approvals wait for Answer, then the messages
 // queued meanwhile. An empty input sends only the queued messages.
 func (b *Backend) Run(ctx context.Context, sessionID, input string, sink func(protocol.Event)) error {
-	if input == "" {
-		queued, err := b.a.Store.TakeInputs(ctx, sessionID)
-		if err != nil || len(queued) == 0 {
-			return err
-		}
-		parts := make([]string, len(queued))
-		for i, q := range queued {
-			parts[i] = q.Content
-		}
-		input = strings.Join(parts, "\n\n")
-	}
 	b.mu.Lock()
 	model := b.model
 	b.mu.Unlock()
 	b.noteRan(sessionID)
 	req := agent.TurnRequest{SessionID: sessionID, Input: input, Model: model, OnAsk: agent.AskWait, Budget: b.a.Budget()}
+	if input == "" {
+		// The queued messages leave the queue when the turn stores them.
+		req.SendQueued = true
+		return b.a.Core.Run(ctx, req, sink)
+	}
 	// "/name args" typed for a custom command runs the command's turn.
 	if err := b.expandCommand(ctx, &req, sink); err != nil {
 		return err

@@ -73,6 +73,8 @@ type Config struct {
 	// Store and LeaseTTL choose the session store (see store.go).
 	Store    string `json:"store,omitempty"`
 	LeaseTTL string `json:"leaseTTL,omitempty"`
+	// Server configures `mx-claw serve` (server.go).
+	Server ServerSettings `json:"server,omitzero"`
 
 	// path is the file the config was loaded from; exists says whether it
 	// was there.
@@ -260,7 +262,7 @@ func (c *Config) Exists() bool { return c.exists }
 func (c *Config) Save() error {
 	out := Config{Version: CurrentVersion, ActiveProvider: c.ActiveProvider, MaxIterations: c.MaxIterations,
 		CompactThreshold: c.CompactThreshold, ModelSettings: c.ModelSettings, Budget: c.Budget, Skills: c.Skills, WebSearch: c.WebSearch,
-		StreamIdleTimeout: c.StreamIdleTimeout, Store: c.Store, LeaseTTL: c.LeaseTTL,
+		StreamIdleTimeout: c.StreamIdleTimeout, Store: c.Store, LeaseTTL: c.LeaseTTL, Server: c.Server,
 		Providers: make(map[string]*Provider, len(c.Providers))}
 	for name, p := range c.Providers {
 		cp := *p

@@ -210,3 +210,35 @@ func TestLoadRefusesHugeOrSpecialFiles(t *testing.T) {
 		t.Errorf("config linked to /dev/zero: %v", err)
 	}
 }
+
+// TestResumeInterruptedDefaultsOn: server.resumeInterrupted is on unless
+// the file says false, and survives a save.
+func TestResumeInterruptedDefaultsOn(t *testing.T) {
+	t.Setenv("MX_CLAW_HOME", t.TempDir())
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"version":1}`, true},
+		{`{"version":1,"server":{"resumeInterrupted":true}}`, true},
+		{`{"version":1,"server":{"resumeInterrupted":false}}`, false},
+	} {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(tc.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.ResumeInterrupted(); got != tc.want {
+			t.Errorf("%s: ResumeInterrupted = %v, want %v", tc.body, got, tc.want)
+		}
+		if err := c.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if c, err = Load(home); err != nil || c.ResumeInterrupted() != tc.want {
+			t.Errorf("%s: after Save, ResumeInterrupted = %v (%v), want %v", tc.body, c.ResumeInterrupted(), err, tc.want)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func (c *Config) loadStore(f Config) error {
 			return fmt.Errorf("config %s: leaseTTL %q is not a duration of at least 1s, like \"30s\"", c.path, f.LeaseTTL)
 		}
 	}
-	c.Store, c.LeaseTTL = f.Store, f.LeaseTTL
+	c.Store, c.LeaseTTL, c.Server = f.Store, f.LeaseTTL, f.Server
 	return nil
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -72,13 +71,8 @@ func (s *Server) submit(id, text string, imgs []protocol.Image) (begin, error) {
 		}
 		return begin{queued: true}, nil
 	}
-	// Messages left queued (behind a turn that was cancelled) go first.
-	left, err := s.app.Store.TakeInputs(s.ctx, id)
-	if err != nil {
-		r.mu.Unlock()
-		return begin{}, err
-	}
-	input := joinInputs(left, text)
+	// Messages left queued go first: the turn sends them with text, and
+	// they leave the queue only when it stores them.
 	model := r.model
 	r.model = ""
 	r.running = true
@@ -86,7 +80,7 @@ func (s *Server) submit(id, text string, imgs []protocol.Image) (begin, error) {
 	// A message with images is not queued behind another process's turn
 	// either: it is refused (409), images and all, for the user to send
 	// again.
-	b := s.start(id, r, input, s.runTurn(id, input, model, imgs...), len(imgs) == 0)
+	b := s.start(id, r, text, s.runTurn(id, text, model, imgs...), len(imgs) == 0)
 	return b, b.err
 }
 
@@ -97,11 +91,12 @@ func (s *Server) isStopping() bool {
 	return s.stopping
 }
 
-// runTurn is the body of a turn for a user message (and its images).
+// runTurn is the body of a turn for the session's queued messages and
+// then input (with its images), if any (agent.TurnRequest.SendQueued).
 func (s *Server) runTurn(id, input, model string, imgs ...protocol.Image) turnBody {
 	return func(ctx context.Context, sink func(protocol.Event)) error {
 		return s.app.Core.Run(ctx, agent.TurnRequest{SessionID: id, Input: input, Model: model,
-			OnAsk: agent.AskWait, Budget: s.app.Budget(), Images: imgs}, sink)
+			OnAsk: agent.AskWait, Budget: s.app.Budget(), Images: imgs, SendQueued: true}, sink)
 	}
 }
 
@@ -137,9 +132,10 @@ func (s *Server) goTurn(f func()) bool {
 // drive runs body, then the messages queued meanwhile, one turn each time,
 // until none is left. It reports the first turn's id (or why it did not
 // start) on first. A turn that could not start because another process
-// holds the session queues input if queueIfHeld, and the server sends it
-// once that process lets go (watch). After a cancelled turn the queue is
-// left for the user's next message.
+// holds the session queues input (the user's new text, if any) if
+// queueIfHeld, and the server sends the queue once that process lets go
+// (watch). The queue is only read here: each turn takes its messages out
+// when it stores them.
 func (s *Server) drive(id string, r *runner, input string, body turnBody, queueIfHeld bool, first chan<- begin) {
 	reported := false
 	report := func(b begin) {
@@ -165,6 +161,9 @@ func (s *Server) drive(id string, r *runner, input string, body turnBody, queueI
 			switch {
 			case errors.As(err, &queued):
 				report(begin{queued: true})
+			case errors.As(err, &held) && queueIfHeld && input == "":
+				report(begin{queued: true})
+				s.watch(id)
 			case errors.As(err, &held) && queueIfHeld:
 				if _, qerr := s.app.Core.Enqueue(context.WithoutCancel(s.ctx), id, input, s.sink); qerr != nil {
 					report(begin{err: qerr})
@@ -184,9 +183,9 @@ func (s *Server) drive(id string, r *runner, input string, body turnBody, queueI
 		r.mu.Lock()
 		var left []protocol.QueuedInput
 		if !stop {
-			left, err = s.app.Store.TakeInputs(bg, id)
+			left, err = s.app.Store.QueuedInputs(bg, id)
 			if err != nil {
-				s.log.Warn("take queued inputs", "session", id, "err", err)
+				s.log.Warn("read queued inputs", "session", id, "err", err)
 			}
 		}
 		if len(left) == 0 {
@@ -201,8 +200,8 @@ func (s *Server) drive(id string, r *runner, input string, body turnBody, queueI
 		model := r.model
 		r.model = ""
 		r.mu.Unlock()
-		input = joinInputs(left, "")
-		body = s.runTurn(id, input, model)
+		input = ""
+		body = s.runTurn(id, "", model)
 		queueIfHeld = true
 	}
 }
@@ -217,19 +216,6 @@ func (s *Server) applyModel(ctx context.Context, id, model string) {
 	if err != nil {
 		s.log.Warn("store the session's model", "session", id, "err", err)
 	}
-}
-
-// joinInputs joins queued messages and a new one as the core joins queued
-// messages: in order, separated by blank lines.
-func joinInputs(left []protocol.QueuedInput, text string) string {
-	parts := make([]string, 0, len(left)+1)
-	for _, q := range left {
-		parts = append(parts, q.Content)
-	}
-	if text != "" {
-		parts = append(parts, text)
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // watch marks a session whose queued messages wait for another process's
@@ -262,7 +248,8 @@ func (s *Server) checkWatched() {
 
 // sendQueued starts a turn with the session's queued messages, unless a
 // turn of this server runs (it sends them when it ends) or none is left
-// (the other process sent them).
+// (the other process sent them). They stay queued until the turn stores
+// them, so a server stopping meanwhile leaves them for the next.
 func (s *Server) sendQueued(id string) {
 	r := s.runner(id)
 	r.mu.Lock()
@@ -270,7 +257,7 @@ func (s *Server) sendQueued(id string) {
 		r.mu.Unlock()
 		return
 	}
-	left, err := s.app.Store.TakeInputs(s.ctx, id)
+	left, err := s.app.Store.QueuedInputs(s.ctx, id)
 	if err != nil || len(left) == 0 {
 		r.mu.Unlock()
 		return
@@ -279,16 +266,18 @@ func (s *Server) sendQueued(id string) {
 	r.model = ""
 	r.running = true
 	r.mu.Unlock()
-	input := joinInputs(left, "")
+	s.startQueued(id, r, s.runTurn(id, "", model))
+}
+
+// startQueued runs body (a turn that sends the session's queued messages,
+// or resumes its interrupted turn) and then what is queued, as drive does;
+// r.running is set by the caller. Nobody waits for its first report.
+func (s *Server) startQueued(id string, r *runner, body turnBody) {
 	first := make(chan begin, 1)
-	if !s.goTurn(func() { s.drive(id, r, input, s.runTurn(id, input, model), true, first) }) {
+	if !s.goTurn(func() { s.drive(id, r, "", body, true, first) }) {
 		r.mu.Lock()
 		r.running = false
 		r.mu.Unlock()
-		// Put them back for whoever comes next.
-		if _, err := s.app.Core.Enqueue(context.WithoutCancel(s.ctx), id, input, s.sink); err != nil {
-			s.log.Warn("queue input again", "session", id, "err", err)
-		}
 	}
 }
 

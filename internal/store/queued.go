@@ -34,6 +34,27 @@ WHERE session_id = ? ORDER BY id`, sessionID)
 	return out, nil
 }
 
+// QueuedSessions returns the ids of the sessions that have queued inputs.
+func (s *SQLite) QueuedSessions(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT session_id FROM queued_inputs`)
+	if err != nil {
+		return nil, fmt.Errorf("queued sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("queued sessions: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("queued sessions: %w", err)
+	}
+	return out, nil
+}
+
 // RemoveInput removes one queued input and returns it, in one DELETE ...
 // RETURNING statement: of a removal and the turn taking the queue, exactly
 // one gets the input. An input no longer queued is ErrNotFound.
@@ -67,4 +88,23 @@ RETURNING created_at`, content, sessionID, id).Scan(&created)
 	}
 	q.CreatedAt = fromMS(created)
 	return q, nil
+}
+
+// dequeueTx takes the inputs a batch sends out of the queue within tx; it
+// fails with ErrQueueChanged if one is no longer queued with the content
+// it was read with.
+func dequeueTx(ctx context.Context, tx *sql.Tx, sessionID string, list []protocol.QueuedInput) error {
+	for _, q := range list {
+		res, err := tx.ExecContext(ctx, `DELETE FROM queued_inputs WHERE session_id = ? AND id = ? AND content = ?`,
+			sessionID, q.ID, q.Content)
+		if err != nil {
+			return fmt.Errorf("append: dequeue input %d: session %s: %w", q.ID, sessionID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("append: dequeue input %d: session %s: %w", q.ID, sessionID, err)
+		} else if n != 1 {
+			return fmt.Errorf("append: queued input %d of session %s: %w", q.ID, sessionID, ErrQueueChanged)
+		}
+	}
+	return nil
 }

@@ -37,6 +37,12 @@ const DefaultLeaseTTL = 30 * time.Second
 // exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrQueueChanged is returned by AppendBatch when an input the batch sends
+// (Batch.Dequeue) is no longer queued as it was read: the user removed or
+// edited it, or another turn sent it. Nothing of the batch is stored; the
+// caller reads the queue again.
+var ErrQueueChanged = errors.New("queued input changed since it was read")
+
 // ErrLeaseLost is returned by RenewLease when the caller no longer holds the
 // lease (it expired and was taken over, or was released).
 var ErrLeaseLost = errors.New("lease lost")
@@ -90,6 +96,12 @@ type Batch struct {
 	Reverted []int64
 	Rewind   *protocol.Rewind
 	Source   *SessionSource
+	// Dequeue are queued inputs this batch sends (as the next turn's user
+	// message) or gives back (input.returned): they leave the queue in the
+	// same transaction, so an acknowledged message is always either queued
+	// or stored. Each must still be queued with the same content, or the
+	// batch fails with ErrQueueChanged and stores nothing.
+	Dequeue []protocol.QueuedInput
 }
 
 // Store is the persistence the core needs. All methods are safe for
@@ -167,6 +179,10 @@ type Store interface {
 	// QueuedInputs returns the session's queued inputs, oldest first,
 	// leaving them queued.
 	QueuedInputs(ctx context.Context, sessionID string) ([]protocol.QueuedInput, error)
+	// QueuedSessions returns the ids of the sessions that have queued
+	// inputs, in no particular order (a server looks there for messages
+	// a process that died left unsent).
+	QueuedSessions(ctx context.Context) ([]string, error)
 	// RemoveInput removes one queued input and returns it; ErrNotFound if
 	// it is no longer queued (sent, or removed by someone else).
 	RemoveInput(ctx context.Context, sessionID string, id int64) (protocol.QueuedInput, error)

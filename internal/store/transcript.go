@@ -40,6 +40,9 @@ func (s *SQLite) AppendBatch(ctx context.Context, sessionID string, b Batch) err
 			return fmt.Errorf("append: %w", err)
 		}
 	}
+	if err := dequeueTx(ctx, tx, sessionID, b.Dequeue); err != nil {
+		return err
+	}
 	var newCreated, newUpdated time.Time
 	var newStatus protocol.SessionStatus
 	if b.NewSession != nil {

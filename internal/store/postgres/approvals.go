@@ -218,6 +218,19 @@ WHERE session_id = $1 ORDER BY id`, sessionID)
 	return out, nil
 }
 
+// QueuedSessions returns the ids of the sessions that have queued inputs.
+func (s *Store) QueuedSessions(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT session_id FROM queued_inputs`)
+	if err != nil {
+		return nil, fmt.Errorf("queued sessions: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("queued sessions: %w", err)
+	}
+	return ids, nil
+}
+
 // RemoveInput removes one queued input and returns it, in one DELETE …
 // RETURNING: of a removal and the turn taking the queue, exactly one gets
 // the input. An input no longer queued is store.ErrNotFound.

@@ -43,6 +43,12 @@ mod_time = excluded.mod_time, size = excluded.size, sha256 = excluded.sha256`
 	qInsertCompaction = `INSERT INTO compactions (session_id, id, up_to_seq, record, created_at)
 VALUES ($1, $2, $3, $4, $5)`
 	qNotify = `SELECT pg_notify($1, $2)`
+	// qDequeue takes a batch's sent inputs out of the queue if each is
+	// still queued with the content it was read with; the caller counts
+	// the rows. A concurrent edit or removal holds the row until it
+	// commits, and the DELETE then sees its result.
+	qDequeue = `DELETE FROM queued_inputs q USING unnest($2::bigint[], $3::text[]) AS x(id, content)
+WHERE q.session_id = $1 AND q.id = x.id AND q.content = x.content RETURNING q.id`
 )
 
 // CreateSession stores a new session (see store.Store).
@@ -114,6 +120,13 @@ func (s *Store) AppendBatch(ctx context.Context, sessionID string, b store.Batch
 		first.Queue(qUpdateSession, us.ID, us.Title, us.Model, string(us.Status), us.LastError,
 			u.InputTokens, u.OutputTokens, u.CachedTokens, u.ReasoningTokens, us.CostUSD, us.ContextPercent, updAt)
 	}
+	if n := len(b.Dequeue); n > 0 {
+		ids, contents := make([]int64, n), make([]string, n)
+		for i, q := range b.Dequeue {
+			ids[i], contents[i] = q.ID, q.Content
+		}
+		first.Queue(qDequeue, sessionID, ids, contents)
+	}
 	reserve := len(b.Messages) > 0 || len(b.Events) > 0
 	if reserve {
 		first.Queue(qReserve, sessionID, len(b.Messages), len(b.Events), s.stamp(now))
@@ -144,6 +157,15 @@ func (s *Store) AppendBatch(ctx context.Context, sessionID string, b store.Batch
 			}
 			if err != nil {
 				return fmt.Errorf("update session %s: %w", sessionID, err)
+			}
+		}
+		if len(b.Dequeue) > 0 {
+			tag, err := br.Exec()
+			if err != nil {
+				return fmt.Errorf("append: dequeue inputs: session %s: %w", sessionID, err)
+			}
+			if tag.RowsAffected() != int64(len(b.Dequeue)) {
+				return fmt.Errorf("append: queued inputs of session %s: %w", sessionID, store.ErrQueueChanged)
 			}
 		}
 		if reserve {

@@ -74,6 +74,8 @@ func Run(t *testing.T, b Backend) {
 		{"TakeInputsExactlyOnce", testTakeInputsExactlyOnce},
 		{"QueuedInputsListAndRemove", testQueuedInputsListAndRemove},
 		{"QueuedInputsListRemoveEdit", testQueuedInputsListRemoveEdit},
+		{"DequeueWithMessage", testDequeueWithMessage},
+		{"DequeueRace", testDequeueRace},
 		{"GrantsAuditTrust", testGrantsAuditTrust},
 		{"FileVersions", testFileVersions},
 		{"CorruptRowsAreQuarantined", testCorruptRowsAreQuarantined},

@@ -275,8 +275,8 @@ WHERE f.rowid IN (`+strings.Join(in, ", ")+`)`, detailArgs...)
 }
 
 // messageTextSQL is the text of message m that search indexes (as the
-// triggers of migrations 0010 and 0012 take it, before
-// mx_claw_search_index): its content, and the names and arguments of the
+// triggers of migrations 0010, 0012 and 0013 take it, before
+// mx_claw_search_body): its content, and the names and arguments of the
 // tools it calls; a row that is not JSON is taken as it is.
 const messageTextSQL = `CASE WHEN json_valid(m.content) THEN
     coalesce(json_extract(m.content, '$.content'), '') || coalesce((
@@ -340,16 +340,23 @@ func SearchTerms(text string) []SearchTerm {
 // MatchExpression turns a person's query into an FTS5 match expression in
 // which every term (see SearchTerms) is a quoted string, so nothing in the
 // query is read as FTS5 syntax, made of the words the index holds
-// (SearchIndexText: CJK text becomes a phrase of its characters). It
+// (SearchPhrases: a CJK word becomes the phrase of its pairs of
+// characters). It
 // returns "" for a query with no words.
 func MatchExpression(text string) string {
 	var out []string
 	for _, t := range SearchTerms(text) {
-		term := `"` + SearchIndexText(t.Text) + `"`
-		if t.Prefix {
-			term += "*"
+		for _, p := range SearchPhrases(t) {
+			phrase := p.Text
+			if !p.Bigrams {
+				phrase = SearchIndexText(phrase)
+			}
+			phrase = `"` + phrase + `"`
+			if p.Prefix {
+				phrase += "*"
+			}
+			out = append(out, phrase)
 		}
-		out = append(out, term)
 	}
 	return strings.Join(out, " ")
 }

@@ -18,9 +18,13 @@ func TestMatchExpression(t *testing.T) {
 		`***`:               ``,
 		`  `:                ``,
 		`x"y`:               `"xy"`,
-		`解析器`:               `"解 析 器"`,
-		`修复parser bug*`:     `"修 复 parser" "bug"*`,
-		`ＡＰＩ　キー`:            `"API" "キ ー"`,
+		`解析器`:               `"解析 析器"`,
+		`解析器*`:              `"解析 析器"`,
+		`器*`:                `"器"`,
+		`「解析器」。`:            `"解析 析器"`,
+		`修复parser bug*`:     `"修 复 parser" "修复" "bug"*`,
+		`"解析 器"`:            `"解 析 器" "解析"`,
+		`ＡＰＩ　キー`:            `"API" "キー"`,
 	} {
 		if got := MatchExpression(in); got != want {
 			t.Errorf("MatchExpression(%q) = %q, want %q", in, got, want)

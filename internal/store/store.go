@@ -11,7 +11,8 @@
 //
 // Session search is FTS5 (history.go); Chinese, Japanese and Korean words
 // are found inside longer runs of those scripts by indexing each CJK
-// character as a word, not by trigrams (cjk.go says why).
+// character as a word and each pair of neighbouring characters, not by
+// trigrams (cjk.go says why, with the benchmark's figures).
 //
 // A record that cannot be decoded is moved to a quarantine table with a
 // warning event instead of failing every read of its session (quarantine.go).

@@ -36,7 +36,8 @@
 //     stems without stop words, ts_rank, ts_headline snippets, under the
 //     SQLite store's rules (store.SearchTerms, store.SearchCandidates)
 //     and words: each CJK character is a word of its own (migration 0006,
-//     as the SQLite store's cjk.go).
+//     as the SQLite store's cjk.go), and so is each pair of neighbouring
+//     CJK characters, by which a word of two or more is looked up (0007).
 //
 // The schema is versioned by the migrations in migrations/, applied under
 // an advisory lock, so workers starting together migrate once. The search

@@ -33,7 +33,7 @@ func TestOpenMigratesOnce(t *testing.T) {
 	}
 	wg.Wait()
 	s := openPG(t, url, noOptions)
-	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql,0005_approval_answers.sql,0006_cjk_search.sql" {
+	if got := pgBackend().QueryString(t, s, `SELECT string_agg(name, ',' ORDER BY version) FROM mx_claw_migrations`); got != "0001_init.sql,0002_subagents.sql,0003_checkpoints.sql,0004_message_search.sql,0005_approval_answers.sql,0006_cjk_search.sql,0007_cjk_bigrams.sql" {
 		t.Errorf("migrations applied: %q", got)
 	}
 }
@@ -48,8 +48,8 @@ func TestOpenNewerSchema(t *testing.T) {
 	pgBackend().Exec(t, s, `INSERT INTO mx_claw_migrations (version, name) VALUES (99, '0099_future.sql')`)
 	_, err := postgres.Open(context.Background(), url)
 	var tooNew *store.SchemaTooNewError
-	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 6 {
-		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 6}", err)
+	if !errors.As(err, &tooNew) || tooNew.Version != 99 || tooNew.Supported != 7 {
+		t.Fatalf("Open = %v, want *SchemaTooNewError{99, 7}", err)
 	}
 	if got := pgBackend().QueryString(t, s, `SELECT COUNT(*) - 1 FROM mx_claw_migrations`); got != known {
 		t.Errorf("%s+1 migration rows after the refused open, want %s+1", got, known)
@@ -231,5 +231,36 @@ INSERT INTO messages (session_id, seq, role, content, created_at) VALUES
 	}
 	if got := pgBackend().QueryString(t, s, `SELECT string_agg(seq::text, ',' ORDER BY n) FROM messages`); got != "1,2,3" {
 		t.Errorf("messages in the order n gives them: %s", got)
+	}
+}
+
+// TestCJKBigramsAfterMigration: a store from before migration 7, its CJK
+// text indexed one character a word, finds CJK words by their pairs of
+// characters after it (JSON escapes too), and no longer across
+// punctuation.
+func TestCJKBigramsAfterMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pg.NewSchema(t)
+	if err := postgres.MigrateTo(ctx, url, 6); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, url)
+	if _, err := conn.Exec(ctx, `INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('old', 'old one', now(), now());
+INSERT INTO messages (session_id, seq, role, content, created_at) VALUES
+('old', 1, 'user', '{"role":"user","content":"数据库，连接池"}', now()),
+('old', 2, 'assistant', '{"role":"assistant","content":"fixed the \u89e3\u6790\u5668"}', now())`); err != nil {
+		t.Fatal(err)
+	}
+	s := openPG(t, url, noOptions)
+	for q, want := range map[string]string{"连接池": "1", "库连": "", "解析器": "2", "fixed": "2", "数据库 池": "1"} {
+		hits, err := s.Search(ctx, store.SearchQuery{Text: q})
+		var got []string
+		for _, h := range hits {
+			got = append(got, strconv.FormatInt(h.Seq, 10))
+		}
+		if err != nil || strings.Join(got, ",") != want {
+			t.Errorf("%q after the migration: %v, %v; want seqs %q", q, got, err, want)
+		}
 	}
 }

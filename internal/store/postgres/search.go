@@ -15,9 +15,10 @@ import (
 
 // Session search with PostgreSQL's text search (migration 0004): each
 // message's tsvector is a stored column of messages with a GIN index; a
-// query is the AND of its terms (store.SearchTerms), each a phrase made by
-// mx_claw_search_term with the index's words and stems (CJK characters
-// each a word, migration 0006).
+// query is the AND of its terms (store.SearchTerms), each the phrases
+// store.SearchPhrases says, made by mx_claw_search_term with the index's
+// words and stems (CJK characters each a word, migration 0006), or, for a
+// CJK word, of its pairs of characters (migration 0007).
 //
 // The rules are the SQLite store's: a query matching at most
 // store.SearchCandidates messages is ranked (ts_rank, negated so that
@@ -64,16 +65,30 @@ func (s *Store) Search(ctx context.Context, q store.SearchQuery) ([]protocol.Sea
 	// decides between the GIN index and reading messages in order, and a
 	// plan cached for one query would be wrong for the next.
 	args := []any{pgx.QueryExecModeExec}
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		args = append(args, t.Text, t.Prefix)
-		parts[i] = fmt.Sprintf("mx_claw_search_term($%d, $%d)", 2*i+1, 2*i+2)
-	}
-	tsquery := `(SELECT ` + strings.Join(parts, " && ") + ` AS q) qq`
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args)-1)
 	}
+	// q is what messages must match: each term's phrases
+	// (store.SearchPhrases), CJK words by their pairs of characters; hq is
+	// what ts_headline marks in the snippet, the terms' words as the text
+	// holds them.
+	var match, marks []string
+	for _, t := range terms {
+		text, prefix := arg(t.Text), arg(t.Prefix)
+		marks = append(marks, "mx_claw_search_term("+text+", "+prefix+")")
+		for _, p := range store.SearchPhrases(t) {
+			switch {
+			case p.Bigrams:
+				match = append(match, "phraseto_tsquery('mx_claw_search', "+arg(p.Text)+")")
+			case p.Text == t.Text && p.Prefix == t.Prefix:
+				match = append(match, "mx_claw_search_term("+text+", "+prefix+")")
+			default:
+				match = append(match, "mx_claw_search_term("+arg(p.Text)+", "+arg(p.Prefix)+")")
+			}
+		}
+	}
+	tsquery := `(SELECT ` + strings.Join(match, " && ") + ` AS q, ` + strings.Join(marks, " && ") + ` AS hq) qq`
 
 	// How common is it? Counting stops past SearchCandidates.
 	var n int
@@ -92,10 +107,10 @@ WHERE m.search @@ qq.q LIMIT `+strconv.Itoa(store.SearchCandidates+1)+`) x`, arg
 	}
 	var pick string
 	if n > store.SearchCandidates {
-		pick = `SELECT m.session_id, m.seq, m.role, m.content, m.n, 0::float8 AS rank, qq.q` + from + where +
+		pick = `SELECT m.session_id, m.seq, m.role, m.content, m.n, 0::float8 AS rank, qq.hq` + from + where +
 			` ORDER BY m.n DESC LIMIT ` + strconv.Itoa(limit)
 	} else {
-		pick = `SELECT m.session_id, m.seq, m.role, m.content, m.n, -ts_rank(m.search, qq.q)::float8 AS rank, qq.q` +
+		pick = `SELECT m.session_id, m.seq, m.role, m.content, m.n, -ts_rank(m.search, qq.q)::float8 AS rank, qq.hq` +
 			from + where + ` ORDER BY rank, m.n DESC LIMIT ` + strconv.Itoa(limit)
 	}
 	// The snippets are cut for the hits only; where each one starts in its
@@ -106,7 +121,7 @@ hl.snippet, strpos(b.body, hl.plain), length(hl.plain), length(b.body)
 FROM (`+pick+`) h
 JOIN sessions s ON s.id = h.session_id
 CROSS JOIN LATERAL (SELECT left(mx_claw_search_text(h.content), 200000) AS body) b
-CROSS JOIN LATERAL (SELECT ts_headline('mx_claw_search', mx_claw_search_cjk(b.body), h.q, `+arg(headlineOptions)+`) AS snippet) hs
+CROSS JOIN LATERAL (SELECT ts_headline('mx_claw_search', mx_claw_search_cjk(b.body), h.hq, `+arg(headlineOptions)+`) AS snippet) hs
 CROSS JOIN LATERAL (SELECT hs.snippet, replace(replace(replace(hs.snippet, `+arg(markStart)+`, ''), `+arg(markStop)+`, ''), `+arg(cjkMark)+`, '') AS plain) hl
 ORDER BY h.rank, h.n DESC`, args...)
 	if err != nil {

@@ -27,6 +27,8 @@ func testSearchCJK(t *testing.T, b Backend) {
 		{Role: protocol.RoleUser, Content: "한국어 검색기를 고쳐 주세요"},                  // 5 Korean
 		{Role: protocol.RoleUser, Content: "ＡＰＩキーを設定する"},                       // 6 full-width letters
 		{Role: protocol.RoleUser, Content: "The Parser (解析器) is fixed"},        // 7 English around CJK
+		{Role: protocol.RoleUser, Content: "数据库，连接池。配置文件"},                     // 8 words split by punctuation
+		{Role: protocol.RoleUser, Content: "一的是的人我在有"},                         // 9 common characters
 	}
 	if err := s.AppendBatch(ctx, "s1", store.Batch{Messages: msgs}); err != nil {
 		t.Fatal(err)
@@ -59,6 +61,20 @@ func testSearchCJK(t *testing.T, b Backend) {
 		{query: "api", want: "6"}, // full-width letters are their ASCII forms
 		{query: "ＡＰＩ", want: "6"},
 		{query: "設定*", want: "6"},
+		{query: "连接", want: "8"},                         // two characters
+		{query: "连接池", want: "8"},                        // three
+		{query: "配置文件", want: "8", mark: "连接池。**配置文件**"}, // four
+		{query: "一的是的", want: "9"},
+		{query: "是的人我", want: "9"},
+		{query: "库连", want: ""},    // split by punctuation: not a word
+		{query: "数据库连接", want: ""}, // nor this
+		{query: "池配置", want: ""},
+		{query: "的是", want: "9"},
+		{query: "是", want: "9"},
+		{query: "请错", want: ""}, // 请 and 错 are in 1, but not together
+		{query: "器的错误", want: "1"},
+		{query: "数据库 配置", want: "8"},
+		{query: `"数据库，连接池"`, want: "8"}, // a phrase of two runs
 	}
 	for _, c := range cases {
 		hits, err := s.Search(ctx, store.SearchQuery{Text: c.query})

@@ -934,7 +934,7 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
 	t.waitHooks()
-	if errors.Is(runErr, errNothingQueued) {
+	if errors.Is(runErr, errNothingQueued) || errors.Is(runErr, ErrNothingToContinue) {
 		return runErr // the turn never began: nothing to record
 	}
 	if errors.Is(runErr, store.ErrLeaseLost) {

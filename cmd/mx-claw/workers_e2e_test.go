@@ -105,8 +105,9 @@ func call(base, method, path string, body, out any) (int, error) {
 
 // sessionState is GET /api/sessions/{id}.
 type sessionState struct {
-	Session  protocol.Session   `json:"session"`
-	Messages []protocol.Message `json:"messages"`
+	Session  protocol.Session       `json:"session"`
+	Messages []protocol.Message     `json:"messages"`
+	Queued   []protocol.QueuedInput `json:"queued"`
 }
 
 // echo answers each request with "answer: " and the last user message, in
@@ -258,6 +259,18 @@ func TestServeWorkersShareSessions(t *testing.T) {
 	// Each session's driver posts its messages one after another, each
 	// once the previous turn ended, to a live worker.
 	var posted [rounds]atomic.Int32
+	// When each driver first posted its last message, and when it was
+	// accepted: the message queued before the kill goes before it or
+	// after it (or either, when the two posts overlapped).
+	lastPosted, lastAccepted := make([]atomic.Int64, sessions), make([]atomic.Int64, sessions)
+	// attempts[i] logs each post of session i's driver, for a failure.
+	attempts := make([][]string, sessions)
+	var amu sync.Mutex
+	note := func(i int, format string, args ...any) {
+		amu.Lock()
+		attempts[i] = append(attempts[i], fmt.Sprintf("%s ", time.Now().Format("15:04:05.000"))+fmt.Sprintf(format, args...))
+		amu.Unlock()
+	}
 	var dwg sync.WaitGroup
 	driverErr := make(chan error, sessions)
 	for i, id := range ids {
@@ -266,15 +279,20 @@ func TestServeWorkersShareSessions(t *testing.T) {
 				text := fmt.Sprintf("session %d message %d", i, k+1)
 				var code int
 				var err error
+				if k == rounds-1 {
+					lastPosted[i].Store(time.Now().UnixNano())
+				}
 				for try := 0; ; try++ {
-					code, err = call(live(i), "POST", "/api/sessions/"+id+"/messages", map[string]string{"text": text}, nil)
+					base := live(i)
+					code, err = call(base, "POST", "/api/sessions/"+id+"/messages", map[string]string{"text": text}, nil)
+					note(i, "post %q to %s: %d %v", text, base, code, err)
 					if err == nil && code != http.StatusConflict || try > 50 {
 						break
 					}
 					// The worker died under the request: it may have
-					// stored the message before. Post it again only if
-					// it did not (a client that cannot tell would send it
-					// twice, and the check below would say so).
+					// stored or queued the message before. Post it again
+					// only if it did not (a client that cannot tell would
+					// send it twice, and the check below would say so).
 					time.Sleep(100 * time.Millisecond)
 					if stored(live(i), id, text) {
 						code, err = 202, nil
@@ -284,6 +302,9 @@ func TestServeWorkersShareSessions(t *testing.T) {
 				if err != nil || code != 202 {
 					driverErr <- fmt.Errorf("post %q: %d %v", text, code, err)
 					return
+				}
+				if k == rounds-1 {
+					lastAccepted[i].Store(time.Now().UnixNano())
 				}
 				posted[k].Add(1)
 				if err := waitTurn(live, i, id, text); err != nil {
@@ -316,9 +337,14 @@ func TestServeWorkersShareSessions(t *testing.T) {
 	// Queue a message behind each of worker 0's turns, then kill it: every
 	// acknowledged one must be sent once, by another worker.
 	extra := map[int]string{}
+	extraPosted, extraAccepted := map[int]int64{}, map[int]int64{}
 	for i := 0; i < sessions; i += 3 {
 		text := fmt.Sprintf("session %d queued before the kill", i)
-		if code, err := call(urls[0], "POST", "/api/sessions/"+ids[i]+"/messages", map[string]string{"text": text}, nil); err == nil && code == 202 {
+		extraPosted[i] = time.Now().UnixNano()
+		code, err := call(urls[0], "POST", "/api/sessions/"+ids[i]+"/messages", map[string]string{"text": text}, nil)
+		extraAccepted[i] = time.Now().UnixNano()
+		note(i, "post %q to %s: %d %v", text, urls[0], code, err)
+		if err == nil && code == 202 {
 			extra[i] = text
 		}
 	}
@@ -328,7 +354,7 @@ func TestServeWorkersShareSessions(t *testing.T) {
 	}
 	killedAt := time.Now()
 	workers[0].cmd.Wait()
-	t.Logf("killed worker 0 with %d of its sessions mid-turn", running)
+	t.Logf("killed worker 0 (%s) with %d of its sessions mid-turn at %s", urls[0], running, killedAt.Format("15:04:05.000"))
 
 	dwg.Wait()
 	close(driverErr)
@@ -351,11 +377,17 @@ func TestServeWorkersShareSessions(t *testing.T) {
 	defer st.Close()
 	interrupted, resumedTurns, tookOver := 0, 0, time.Duration(0)
 	for i, id := range ids {
+		bad := false
+		fail := func(format string, args ...any) {
+			t.Helper()
+			bad = true
+			t.Errorf(format, args...)
+		}
 		evs, err := st.Events(context.Background(), id, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		started, ended, resumed := 0, 0, 0
+		started, ended, resumed, failed := 0, 0, 0, 0
 		for j, e := range evs {
 			if e.Sequence != int64(j+1) {
 				t.Fatalf("session %d: event %d has sequence %d", i, j, e.Sequence)
@@ -372,17 +404,18 @@ func TestServeWorkersShareSessions(t *testing.T) {
 			case protocol.EventTurnFailed:
 				ended++
 				if e.Error != agent.InterruptedError {
-					t.Errorf("session %d: turn failed: %s", i, e.Error)
+					fail("session %d: turn failed: %s", i, e.Error)
 				}
 				interrupted++
+				failed++
 				if i%3 != 0 {
-					t.Errorf("session %d of a live worker was interrupted", i)
+					fail("session %d of a live worker was interrupted", i)
 				}
 				tookOver = max(tookOver, e.Timestamp.Sub(killedAt))
 			}
 		}
 		if started != ended {
-			t.Errorf("session %d: %d turns started, %d ended", i, started, ended)
+			fail("session %d: %d turns started, %d ended", i, started, ended)
 		}
 		msgs, _ := st.Messages(context.Background(), id, 0)
 		// Every user message is answered, once; queued messages sent
@@ -401,11 +434,11 @@ func TestServeWorkersShareSessions(t *testing.T) {
 					answered = answered || a.Role == protocol.RoleAssistant && a.Content == "answer: "+m.Content
 				}
 				if !answered {
-					t.Errorf("session %d: user message %q not answered", i, m.Content)
+					fail("session %d: user message %q not answered", i, m.Content)
 				}
 			case protocol.RoleAssistant:
 				if answers[m.Content] {
-					t.Errorf("session %d: answer %q stored twice", i, m.Content)
+					fail("session %d: answer %q stored twice", i, m.Content)
 				}
 				answers[m.Content] = true
 			}
@@ -414,21 +447,35 @@ func TestServeWorkersShareSessions(t *testing.T) {
 		for k := range rounds {
 			want = append(want, fmt.Sprintf("session %d message %d", i, k+1))
 		}
+		var other []string // the order if the two posts overlapped
 		if q, ok := extra[i]; ok {
 			// Queued during round 2, it is sent after message 2, before or
-			// with message 3.
-			want = slices.Insert(want, 2, q)
+			// with message 3; or after message 3 if the driver's post of
+			// message 3 was accepted first.
+			before, after := slices.Insert(slices.Clone(want), 2, q), append(slices.Clone(want), q)
+			last := lastAccepted[i].Load()
+			switch {
+			case last != 0 && last < extraPosted[i]:
+				want = after
+			case last == 0 || extraAccepted[i] < lastPosted[i].Load():
+				want = before
+			default:
+				want, other = before, after
+			}
 		}
-		if !slices.Equal(sent, want) {
-			t.Errorf("session %d: user messages %q, want %q", i, sent, want)
+		if !slices.Equal(sent, want) && !slices.Equal(sent, other) {
+			fail("session %d: user messages %q, want %q", i, sent, want)
+		}
+		if resumed != failed {
+			fail("session %d: %d interrupted turns, %d resumed", i, failed, resumed)
 		}
 		if resumed > 0 && i%3 != 0 {
-			t.Errorf("session %d of a live worker was resumed", i)
+			fail("session %d of a live worker was resumed", i)
 		}
 		resumedTurns += resumed
 		sess, _ := st.GetSession(context.Background(), id)
 		if sess.Status == protocol.StatusRunning {
-			t.Errorf("session %d still running", i)
+			fail("session %d still running", i)
 		}
 		// The stream got every stored event once, in order.
 		deadline := time.Now().Add(20 * time.Second)
@@ -438,12 +485,27 @@ func TestServeWorkersShareSessions(t *testing.T) {
 		f := followers[i]
 		f.mu.Lock()
 		if len(f.gaps) > 0 || len(f.seqs) != len(evs) {
-			t.Errorf("session %d: stream got %d of %d events, gaps %v", i, len(f.seqs), len(evs), f.gaps)
+			fail("session %d: stream got %d of %d events, gaps %v", i, len(f.seqs), len(evs), f.gaps)
 		}
 		if i%3 == 0 && f.reconnects == 0 {
-			t.Errorf("session %d: its stream never reconnected to another worker", i)
+			fail("session %d: its stream never reconnected to another worker", i)
 		}
 		f.mu.Unlock()
+		if bad {
+			amu.Lock()
+			t.Logf("session %d: its posts:\n%s", i, strings.Join(attempts[i], "\n"))
+			amu.Unlock()
+			for _, e := range evs {
+				if e.Type != protocol.EventMessageDelta && !strings.HasPrefix(string(e.Type), "stream.") {
+					t.Logf("session %d: event %d %s %s %s %q %q", i, e.Sequence, e.Timestamp.Format("15:04:05.000"), e.Type, e.TurnID, e.Text, e.Error)
+				}
+			}
+		}
+	}
+	if t.Failed() {
+		for i, w := range workers {
+			t.Logf("worker %d said:\n%s", i, output(w.stderr))
+		}
 	}
 	if interrupted < 5 {
 		t.Errorf("%d turns interrupted by the kill, want at least 5", interrupted)
@@ -478,12 +540,18 @@ func logLeasesAndQueues(t *testing.T, url string, ids []string) {
 	}
 }
 
-// stored reports whether the session's transcript has the user message
-// text (alone, or sent with other queued messages).
+// stored reports whether the session has the user message text queued,
+// or in its transcript (alone, or sent with other queued messages): the
+// server accepted it (server's doc.go, "Turns").
 func stored(base, id, text string) bool {
 	var st sessionState
 	if _, err := call(base, "GET", "/api/sessions/"+id, nil, &st); err != nil {
 		return false
+	}
+	for _, q := range st.Queued {
+		if q.Content == text {
+			return true
+		}
 	}
 	for _, m := range st.Messages {
 		if m.Role == protocol.RoleUser && slices.Contains(strings.Split(m.Content, "\n\n"), text) {

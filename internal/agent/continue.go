@@ -54,12 +54,7 @@ func (c *Core) Continue(ctx context.Context, req ContinueRequest, sink func(prot
 		return ErrNothingToContinue
 	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget}
-	if err := c.drive(ctx, setup, sink, func(t *turn) error {
-		if req.Notice != "" {
-			t.tell(protocol.Event{Type: protocol.EventWarning, Text: req.Notice})
-		}
-		return t.again()
-	}); err != nil {
+	if err := c.drive(ctx, setup, sink, func(t *turn) error { return t.again(req.Notice) }); err != nil {
 		return err
 	}
 	return c.runQueued(ctx, setup, sink)
@@ -81,12 +76,22 @@ func continuable(history []protocol.Message) bool {
 	return false
 }
 
-// again runs the loop on the stored transcript as it is.
-func (t *turn) again() error {
+// again runs the loop on the stored transcript as it is, telling notice
+// first if set. The transcript is looked at again under the lease: a turn
+// of another process that held the session meanwhile (a worker sending
+// the queue) may have answered it, and then there is nothing to go on
+// with and nothing is recorded (ErrNothingToContinue).
+func (t *turn) again(notice string) error {
 	t.sess.Model = t.model.ID
 	history, err := t.core.opts.Store.Messages(t.bg, t.sess.ID, 0)
 	if err != nil {
 		return fmt.Errorf("load transcript: %w", err)
+	}
+	if !continuable(history) {
+		return ErrNothingToContinue
+	}
+	if notice != "" {
+		t.tell(protocol.Event{Type: protocol.EventWarning, Text: notice})
 	}
 	if err := t.loadContext(history); err != nil {
 		return err

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mx-claw/mx-claw/internal/llm/llmtest"
 	"github.com/mx-claw/mx-claw/internal/protocol"
+	"github.com/mx-claw/mx-claw/internal/store"
 )
 
 // TestDuplicateOnlyStepsNotCounted: steps whose every call is a rejected
@@ -96,5 +99,62 @@ func TestRetryAfterFailureDoesNotDuplicatePrompt(t *testing.T) {
 	reqs := f.srv.ChatRequests()
 	if n != 1 || strings.Count(requestText(reqs[len(reqs)-1]), "the only prompt") != 1 {
 		t.Errorf("prompt stored %d times; last request:\n%s", n, requestText(reqs[len(reqs)-1]))
+	}
+}
+
+// leaseHook is a store that runs before ahead of AcquireLease, once.
+type leaseHook struct {
+	store.Store
+	once   sync.Once
+	before func(inner store.Store)
+}
+
+func (l *leaseHook) AcquireLease(ctx context.Context, id, owner string, ttl time.Duration) (protocol.Lease, error) {
+	l.once.Do(func() { l.before(l.Store) })
+	return l.Store.AcquireLease(ctx, id, owner, ttl)
+}
+
+// TestContinueAnsweredMeanwhileDoesNothing: Continue finds the transcript
+// waiting for an answer, but by the time it holds the lease another
+// process has answered it (a worker resuming a dead worker's turn waited
+// for the lease while another worker sent the queue; the e2e stored that
+// answer twice). Continue looks again under the lease: nothing to go on
+// with, no model request, nothing recorded.
+func TestContinueAnsweredMeanwhileDoesNothing(t *testing.T) {
+	t.Parallel()
+	hook := &leaseHook{}
+	f := newWrappedFixture(t, Options{}, func(st store.Store) store.Store { hook.Store = st; return hook })
+	s := f.session()
+	ctx := context.Background()
+	if err := f.st.AppendBatch(ctx, s.ID, store.Batch{Messages: []*protocol.Message{{Role: protocol.RoleUser, Content: "interrupted"}}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := f.st.Events(ctx, s.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook.before = func(inner store.Store) {
+		msgs := []*protocol.Message{{Role: protocol.RoleUser, Content: "queued"}, {Role: protocol.RoleAssistant, Content: "answered elsewhere"}}
+		if err := inner.AppendBatch(ctx, s.ID, store.Batch{Messages: msgs}); err != nil {
+			t.Error(err)
+		}
+	}
+	err = f.core.Continue(ctx, ContinueRequest{SessionID: s.ID, Notice: "resumed"}, nil)
+	if !errors.Is(err, ErrNothingToContinue) {
+		t.Errorf("Continue = %v, want ErrNothingToContinue", err)
+	}
+	if n := len(f.srv.ChatRequests()); n != 0 {
+		t.Errorf("%d model requests, want none: the transcript was answered", n)
+	}
+	after, _ := f.st.Events(ctx, s.ID, 0, 0)
+	if len(after) != len(before) {
+		var types []protocol.EventType
+		for _, e := range after[len(before):] {
+			types = append(types, e.Type)
+		}
+		t.Errorf("events %v recorded, want none", types)
+	}
+	if sess, _ := f.st.GetSession(ctx, s.ID); sess.Status == protocol.StatusRunning {
+		t.Errorf("session left %s", sess.Status)
 	}
 }

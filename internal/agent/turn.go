@@ -160,15 +160,19 @@ func (c *Core) runQueued(ctx context.Context, setup turnSetup, sink Sink) error 
 
 // Enqueue stores a user message for a session that is busy (running or
 // waiting for an approval) and emits input.queued. The message is sent,
-// in order with other queued ones, when the session's turn ends.
+// in order with other queued ones, when the session's turn ends. An error
+// means the message was not queued.
 func (c *Core) Enqueue(ctx context.Context, sessionID, input string, sink Sink) (protocol.QueuedInput, error) {
 	q, err := c.opts.Store.EnqueueInput(ctx, sessionID, input)
 	if err != nil {
 		return q, fmt.Errorf("queue input: %w", err)
 	}
+	// The message is queued: it will be sent, so the caller must hear
+	// that it was accepted even if its notice cannot be stored (a client
+	// told otherwise would send it again).
 	e := protocol.Event{Type: protocol.EventInputQueued, SessionID: sessionID, Text: input, Queued: []protocol.QueuedInput{q}}
 	if err := c.emit(ctx, &e, sink); err != nil {
-		return q, err
+		c.log.Warn("message queued, its input.queued event not stored", "session", sessionID, "err", err)
 	}
 	return q, nil
 }
@@ -930,7 +934,7 @@ func toolSpecs(reg *tools.Registry) []llm.Tool {
 // turn succeeded but its end could not be recorded.
 func (t *turn) finish(runErr error) error {
 	t.waitHooks()
-	if errors.Is(runErr, errNothingQueued) {
+	if errors.Is(runErr, errNothingQueued) || errors.Is(runErr, ErrNothingToContinue) {
 		return runErr // the turn never began: nothing to record
 	}
 	if errors.Is(runErr, store.ErrLeaseLost) {

@@ -60,6 +60,11 @@ type SessionDetail struct {
 	Session          Session    `json:"session"`
 	Messages         []Message  `json:"messages"`
 	PendingApprovals []Approval `json:"pendingApprovals"`
+	// Queued are the messages accepted but not sent yet, read before
+	// Messages: a message leaves the queue only in the transaction that
+	// stores it, so an accepted message is in one of the two (or was
+	// given back with input.returned).
+	Queued []QueuedInput `json:"queued"`
 }
 
 // SendMessage is the body of POST /api/sessions/{id}/messages. Images,

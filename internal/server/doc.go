@@ -41,6 +41,19 @@
 // by storing the answer, and that turn goes on there. The lease keeps one
 // writer per session throughout.
 //
+// A posted message is stored at most once. 202 means it was accepted:
+// sent (stored as a user message, alone or joined with the messages
+// queued before it, blank lines apart) or queued. Any other answer (a 409
+// included) means it was neither stored nor queued, and may be posted
+// again. A client that got no answer at all (the worker died, the
+// connection broke) cannot tell from the transcript alone, because an
+// accepted message may wait in the queue: GET /api/sessions/{id} lists
+// the queue ("queued") read before the transcript ("messages"), and a
+// message leaves the queue only in the transaction that stores it, so an
+// accepted message is in one of the two — or was given back
+// (input.returned) when the turn it waited for failed. Post it again only
+// if it is in neither, once the worker that got it answered or is gone.
+//
 // # Event streams
 //
 // GET /api/sessions/{id}/events replays the session's stored events after

@@ -104,6 +104,17 @@ func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The queue first: a message sent meanwhile left it in the
+	// transaction that stored it, so the transcript read next has it. A
+	// client that lost the answer to a post finds the message in one of
+	// the two if it was accepted (doc.go, "Turns").
+	queued, err := s.app.Store.QueuedInputs(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if queued == nil {
+		queued = []protocol.QueuedInput{}
+	}
 	msgs, err := s.app.Store.Messages(r.Context(), id, 0)
 	if err != nil {
 		return err
@@ -112,7 +123,7 @@ func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, protocol.SessionDetail{Session: *sess, Messages: msgs, PendingApprovals: pending})
+	writeJSON(w, http.StatusOK, protocol.SessionDetail{Session: *sess, Messages: msgs, PendingApprovals: pending, Queued: queued})
 	return nil
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
@@ -211,5 +212,36 @@ func TestTakeoverSendsStrandedQueue(t *testing.T) {
 	f.waitIdle(dead.ID)
 	if n := len(f.llm.ChatRequests()); n != 1 {
 		t.Errorf("%d model requests, want 1: the stranded message is sent once", n)
+	}
+}
+
+// TestPostToInterruptedSessionRecoversItFirst: a worker died mid-turn and
+// a message is posted to another worker before any takeover round ran.
+// The posted message's turn takes the dead worker's lease at once
+// (AcquireLease replaces a holder of this host that is gone), so today the
+// interrupted turn is never recorded as failed nor resumed: its
+// turn.started has no end and its user message no answer of its own (the
+// workers e2e: "4 turns started, 3 ended", "queued before the kill" not
+// answered). What it should do: record the interrupted turn, resume it,
+// then send the posted message.
+func TestPostToInterruptedSessionRecoversItFirst(t *testing.T) {
+	t.Skip("known bug, not fixed yet: a turn that takes a dead process's lease goes on over its interrupted turn (see the comment)")
+	t.Parallel()
+	f := newFixture(t, nil, llmtest.Text("answer to the interrupted one"), llmtest.Text("answer to the posted one"))
+	s := f.newSession()
+	f.leaveBehind(s.ID, false, []*protocol.Message{{Role: protocol.RoleUser, Content: "interrupted"}})
+	f.mustAPI("POST", "/api/sessions/"+s.ID+"/messages", protocol.SendMessage{Text: "posted"}, nil, http.StatusAccepted)
+	for deadline := time.Now().Add(10 * time.Second); len(f.llm.ChatRequests()) < 2 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.waitIdle(s.ID)
+	if n := len(f.storedOf(s.ID, protocol.EventTurnFailed)); n != 1 {
+		t.Errorf("%d turn.failed events, want 1: the dead worker's turn", n)
+	}
+	if started, ended := len(f.storedOf(s.ID, protocol.EventTurnStarted)), len(f.storedOf(s.ID, protocol.EventTurnCompleted))+len(f.storedOf(s.ID, protocol.EventTurnFailed)); started != ended {
+		t.Errorf("%d turns started, %d ended", started, ended)
+	}
+	if reqs := f.llm.ChatRequests(); len(reqs) != 2 {
+		t.Errorf("%d model requests, want 2 (the resumed turn, the posted message)", len(reqs))
 	}
 }

@@ -15,6 +15,22 @@ var ErrTurnActive = errors.New("a turn is already running on this session in thi
 // over the session's lease.
 var ErrLeaseLost = errors.New("lost the session lease to another process")
 
+// InterruptedTurnError is returned, with TurnRequest.StopIfInterrupted,
+// by a turn that found the session's last turn interrupted: a process
+// died while running it (its lease expired or its process is gone). The
+// interrupted turn is recorded as failed by then, and nothing of the new
+// turn is stored; the caller may resume the interrupted one first
+// (Continue) and queue the new message behind it.
+type InterruptedTurnError struct {
+	SessionID string
+	// Owner is the lease owner of the process that ran it, if known.
+	Owner string
+}
+
+func (e *InterruptedTurnError) Error() string {
+	return fmt.Sprintf("session %s: its last turn was interrupted (the process running it stopped)", e.SessionID)
+}
+
 // ErrSessionNotFound is returned for a session that does not exist.
 var ErrSessionNotFound = errors.New("session not found")
 

@@ -138,6 +138,30 @@ func recoverOne(ctx context.Context, st store.Store, owner, id string) (bool, er
 	return true, nil
 }
 
+// recoverHeld reads the session under the lease ctx holds; a session
+// still running then was left so by a process that died mid-turn (no
+// turn of this process runs it, and no live process held its lease), and
+// its turn is recorded as failed first, as RecoverInterrupted would. It
+// returns the session as it is now and whether it recovered it.
+func (c *Core) recoverHeld(ctx context.Context, id string) (*protocol.Session, bool, error) {
+	st := c.opts.Store
+	sess, err := st.GetSession(ctx, id)
+	if err != nil || sess.Status != protocol.StatusRunning {
+		return sess, false, err
+	}
+	sess.Status, sess.LastError = protocol.StatusFailed, InterruptedError
+	evs := []*protocol.Event{
+		{Type: protocol.EventSessionUpdated, SessionID: id, Status: protocol.StatusFailed, Error: InterruptedError},
+		{Type: protocol.EventTurnFailed, SessionID: id, Error: InterruptedError},
+	}
+	if err := st.AppendBatch(ctx, id, store.Batch{UpdateSession: sess, Events: evs}); err != nil {
+		return nil, false, err
+	}
+	_ = st.ClearPendingApprovals(ctx, id)
+	c.log.Info("recorded the interrupted turn of a process that stopped", "session", id)
+	return sess, true, nil
+}
+
 // running reports whether this process runs a turn on the session.
 func (c *Core) running(id string) bool {
 	c.mu.Lock()

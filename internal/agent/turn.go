@@ -54,6 +54,12 @@ type TurnRequest struct {
 	// the queue in the transaction that stores the message (sendqueued.go).
 	// With nothing queued and no Input, Run does nothing.
 	SendQueued bool
+	// StopIfInterrupted makes a turn that finds the session's last turn
+	// interrupted by a process that died (see recoverHeld) return
+	// *InterruptedTurnError, having recorded that turn as failed, instead
+	// of going on with its own message: a server resumes the interrupted
+	// turn first.
+	StopIfInterrupted bool
 }
 
 // Budget caps what a turn may spend. At 80 % of a cap a warning event is
@@ -120,7 +126,7 @@ func (c *Core) Run(ctx context.Context, req TurnRequest, sink Sink) error {
 		return err
 	}
 	setup := turnSetup{sessionID: req.SessionID, model: req.Model, maxIter: req.MaxIterations, onAsk: req.OnAsk, budget: req.Budget,
-		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed}
+		turnModel: req.TurnModel, grants: req.Grants, typed: req.Typed, stopIfInterrupted: req.StopIfInterrupted}
 	err := c.drive(ctx, setup, sink, func(t *turn) error {
 		t.images = req.Images
 		if req.SendQueued {
@@ -203,6 +209,8 @@ type turnSetup struct {
 	grants    []permission.Grant // allow rules of this turn only
 	typed     string             // what the user typed, if Input was made from it
 	parent    *parentLink        // set for a subagent's turn
+	// stopIfInterrupted: see TurnRequest.StopIfInterrupted.
+	stopIfInterrupted bool
 }
 
 // drive does what every turn needs around its body: refuse early (no
@@ -295,6 +303,10 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(
 		return err
 	}
 	defer c.unclaim(sess.ID)
+	var prevOwner string
+	if l, err := st.GetLease(ctx, sess.ID); err == nil && l.Owner != c.opts.Owner {
+		prevOwner = l.Owner
+	}
 	if _, err := st.AcquireLease(ctx, sess.ID, c.opts.Owner, c.opts.LeaseTTL); err != nil {
 		return err
 	}
@@ -311,6 +323,16 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(
 			c.log.Warn("release lease", "session", sess.ID, "err", err)
 		}
 	}()
+	if setup.turnID == "" {
+		cur, recovered, err := c.recoverHeld(ctx, sess.ID)
+		if err != nil {
+			return err
+		}
+		if recovered && setup.stopIfInterrupted {
+			return &InterruptedTurnError{SessionID: sess.ID, Owner: prevOwner}
+		}
+		sess = cur
+	}
 	// A command that changes the workspace needs its first checkpoint:
 	// take it in the background meanwhile (checkpoint.go).
 	c.warmCheckpoints(ws.Root())

@@ -63,8 +63,10 @@ type SessionDetail struct {
 	// Queued are the messages accepted but not sent yet, read before
 	// Messages: a message leaves the queue only in the transaction that
 	// stores it, so an accepted message is in one of the two (or was
-	// given back with input.returned).
-	Queued []QueuedInput `json:"queued"`
+	// given back with input.returned). Absent when none is queued, so the
+	// answer is then exactly the contract's (DESIGN §11); an addition to
+	// it otherwise.
+	Queued []QueuedInput `json:"queued,omitempty"`
 }
 
 // SendMessage is the body of POST /api/sessions/{id}/messages. Images,

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -96,7 +97,8 @@ func (s *Server) isStopping() bool {
 func (s *Server) runTurn(id, input, model string, imgs ...protocol.Image) turnBody {
 	return func(ctx context.Context, sink func(protocol.Event)) error {
 		return s.app.Core.Run(ctx, agent.TurnRequest{SessionID: id, Input: input, Model: model,
-			OnAsk: agent.AskWait, Budget: s.app.Budget(), Images: imgs, SendQueued: true}, sink)
+			OnAsk: agent.AskWait, Budget: s.app.Budget(), Images: imgs, SendQueued: true,
+			StopIfInterrupted: s.app.Config.ResumeInterrupted()}, sink)
 	}
 }
 
@@ -158,7 +160,34 @@ func (s *Server) drive(id string, r *runner, input string, body turnBody, queueI
 			stop = true
 			var queued *agent.QueuedError
 			var held *store.LeaseHeldError
+			var interrupted *agent.InterruptedTurnError
 			switch {
+			case errors.As(err, &interrupted):
+				// A process died mid-turn and no takeover round has
+				// come by yet: its turn goes on first (recorded as
+				// failed by now), the new message queued behind it.
+				switch {
+				case input != "" && !queueIfHeld:
+					// Images are not queued: the user sends them again.
+					report(begin{err: errorf(http.StatusConflict, protocol.CodeSessionBusy,
+						"session %s: its last turn was interrupted and goes on first; send the message again when it has ended", id)})
+				case input != "":
+					if _, qerr := s.app.Core.Enqueue(context.WithoutCancel(s.ctx), id, input, s.sink); qerr != nil {
+						report(begin{err: qerr})
+						break
+					}
+					report(begin{queued: true})
+				default:
+					report(begin{queued: true})
+				}
+				s.log.Info("resuming a turn a stopped process left", "session", id, "worker", interrupted.Owner)
+				input, queueIfHeld = "", true
+				r.mu.Lock()
+				model := r.model
+				r.model = ""
+				r.mu.Unlock()
+				body = s.resumeBody(agent.Recovered{SessionID: id, Owner: interrupted.Owner}, model)
+				continue
 			case errors.As(err, &queued):
 				report(begin{queued: true})
 			case errors.As(err, &held) && queueIfHeld && input == "":

@@ -112,9 +112,6 @@ func (s *Server) showSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if queued == nil {
-		queued = []protocol.QueuedInput{}
-	}
 	msgs, err := s.app.Store.Messages(r.Context(), id, 0)
 	if err != nil {
 		return err

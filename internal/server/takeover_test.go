@@ -218,14 +218,11 @@ func TestTakeoverSendsStrandedQueue(t *testing.T) {
 // TestPostToInterruptedSessionRecoversItFirst: a worker died mid-turn and
 // a message is posted to another worker before any takeover round ran.
 // The posted message's turn takes the dead worker's lease at once
-// (AcquireLease replaces a holder of this host that is gone), so today the
-// interrupted turn is never recorded as failed nor resumed: its
-// turn.started has no end and its user message no answer of its own (the
-// workers e2e: "4 turns started, 3 ended", "queued before the kill" not
-// answered). What it should do: record the interrupted turn, resume it,
-// then send the posted message.
+// (AcquireLease replaces a holder of this host that is gone); it must not
+// go on over the interrupted turn (whose turn.started would have no end and
+// whose user message no answer): the interrupted turn is recorded as
+// failed and resumed, then the posted message is sent.
 func TestPostToInterruptedSessionRecoversItFirst(t *testing.T) {
-	t.Skip("known bug, not fixed yet: a turn that takes a dead process's lease goes on over its interrupted turn (see the comment)")
 	t.Parallel()
 	f := newFixture(t, nil, llmtest.Text("answer to the interrupted one"), llmtest.Text("answer to the posted one"))
 	s := f.newSession()

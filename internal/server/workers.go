@@ -121,12 +121,20 @@ func (s *Server) resume(rec agent.Recovered) {
 	r.model = ""
 	r.running = true
 	r.mu.Unlock()
+	s.startQueued(id, r, s.resumeBody(rec, model))
+}
+
+// resumeBody is the turn that resumes rec's interrupted turn with model
+// ("" for the session's), or, when the model had answered already, sends
+// what is queued.
+func (s *Server) resumeBody(rec agent.Recovered, model string) turnBody {
+	id := rec.SessionID
 	before := "the worker running it"
 	if rec.Owner != "" {
 		before = "worker " + rec.Owner
 	}
 	notice := fmt.Sprintf("Turn resumed on worker %s after %s stopped", s.app.Core.Owner(), before)
-	s.startQueued(id, r, func(ctx context.Context, sink func(protocol.Event)) error {
+	return func(ctx context.Context, sink func(protocol.Event)) error {
 		for try := 0; ; try++ {
 			err := s.app.Core.Continue(ctx, agent.ContinueRequest{SessionID: id, Model: model, OnAsk: agent.AskWait,
 				Budget: s.app.Budget(), Notice: notice}, sink)
@@ -147,7 +155,7 @@ func (s *Server) resume(rec agent.Recovered) {
 			case <-time.After(resumeWait):
 			}
 		}
-	})
+	}
 }
 
 // resumeTries and resumeWait bound how long resume waits for a lease

@@ -126,16 +126,27 @@ func recoverOne(ctx context.Context, st store.Store, owner, id string) (bool, er
 	if err != nil || sess.Status != protocol.StatusRunning {
 		return false, err
 	}
+	if err := recordInterrupted(ctx, st, sess); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// recordInterrupted records, under the lease ctx holds, that the session's
+// running turn was interrupted: status failed, a turn.failed event, no
+// pending approvals left.
+func recordInterrupted(ctx context.Context, st store.Store, sess *protocol.Session) error {
+	id := sess.ID
 	sess.Status, sess.LastError = protocol.StatusFailed, InterruptedError
 	evs := []*protocol.Event{
 		{Type: protocol.EventSessionUpdated, SessionID: id, Status: protocol.StatusFailed, Error: InterruptedError},
 		{Type: protocol.EventTurnFailed, SessionID: id, Error: InterruptedError},
 	}
 	if err := st.AppendBatch(ctx, id, store.Batch{UpdateSession: sess, Events: evs}); err != nil {
-		return false, err
+		return err
 	}
 	_ = st.ClearPendingApprovals(ctx, id)
-	return true, nil
+	return nil
 }
 
 // recoverHeld reads the session under the lease ctx holds; a session
@@ -149,15 +160,9 @@ func (c *Core) recoverHeld(ctx context.Context, id string) (*protocol.Session, b
 	if err != nil || sess.Status != protocol.StatusRunning {
 		return sess, false, err
 	}
-	sess.Status, sess.LastError = protocol.StatusFailed, InterruptedError
-	evs := []*protocol.Event{
-		{Type: protocol.EventSessionUpdated, SessionID: id, Status: protocol.StatusFailed, Error: InterruptedError},
-		{Type: protocol.EventTurnFailed, SessionID: id, Error: InterruptedError},
-	}
-	if err := st.AppendBatch(ctx, id, store.Batch{UpdateSession: sess, Events: evs}); err != nil {
+	if err := recordInterrupted(ctx, st, sess); err != nil {
 		return nil, false, err
 	}
-	_ = st.ClearPendingApprovals(ctx, id)
 	c.log.Info("recorded the interrupted turn of a process that stopped", "session", id)
 	return sess, true, nil
 }

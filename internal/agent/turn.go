@@ -303,9 +303,12 @@ func (c *Core) drive(ctx context.Context, setup turnSetup, sink Sink, body func(
 		return err
 	}
 	defer c.unclaim(sess.ID)
+	// Who ran a turn left running, for the resume's notice (recoverHeld).
 	var prevOwner string
-	if l, err := st.GetLease(ctx, sess.ID); err == nil && l.Owner != c.opts.Owner {
-		prevOwner = l.Owner
+	if sess.Status == protocol.StatusRunning {
+		if l, err := st.GetLease(ctx, sess.ID); err == nil && l.Owner != c.opts.Owner {
+			prevOwner = l.Owner
+		}
 	}
 	if _, err := st.AcquireLease(ctx, sess.ID, c.opts.Owner, c.opts.LeaseTTL); err != nil {
 		return err
